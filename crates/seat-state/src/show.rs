@@ -1,0 +1,273 @@
+//! A show: its seats, its general-admission areas and its hold rules.
+
+use std::collections::HashSet;
+use std::fmt;
+
+use crate::ids::{AreaId, PlaceId, SeatId, ShowId};
+use crate::wire;
+
+/// What happens when a customer confirms after the deadline.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LatePolicy {
+    /// A late confirm fails.
+    Reject,
+    /// A late confirm succeeds only if every place of the hold is still free.
+    HonorIfFree,
+}
+
+impl LatePolicy {
+    /// The wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Reject => "reject",
+            Self::HonorIfFree => "honorIfFree",
+        }
+    }
+}
+
+/// The per-show limits of holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct HoldRules {
+    pub hold_seconds: u32,
+    pub extension_seconds: u32,
+    pub max_extensions: u32,
+    pub max_seats_per_hold: u32,
+    pub max_active_holds_per_holder: u32,
+    pub late_policy: LatePolicy,
+}
+
+impl Default for HoldRules {
+    fn default() -> Self {
+        Self {
+            hold_seconds: 600,
+            extension_seconds: 300,
+            max_extensions: 2,
+            max_seats_per_hold: 8,
+            max_active_holds_per_holder: 1,
+            late_policy: LatePolicy::Reject,
+        }
+    }
+}
+
+/// One numbered seat.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Seat {
+    pub id: SeatId,
+    pub x: f64,
+    pub y: f64,
+    pub label: String,
+    pub category: Option<String>,
+}
+
+/// A general-admission area: places without numbers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Area {
+    pub id: AreaId,
+    pub name: String,
+    pub capacity: u32,
+}
+
+/// A validated show definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Show {
+    pub id: ShowId,
+    pub name: String,
+    pub rules: HoldRules,
+    pub seats: Vec<Seat>,
+    pub areas: Vec<Area>,
+}
+
+/// Why a show definition was refused (`422 invalid_show`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvalidShow(pub String);
+
+impl fmt::Display for InvalidShow {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for InvalidShow {}
+
+/// Longest hold, extension or similar duration accepted: one week.
+const MAX_SECONDS: i64 = 7 * 24 * 3600;
+
+fn bounded(
+    field: &str,
+    value: Option<i64>,
+    default: u32,
+    min: i64,
+    max: i64,
+) -> Result<u32, InvalidShow> {
+    let Some(value) = value else {
+        return Ok(default);
+    };
+    if (min..=max).contains(&value) {
+        // In range of u32 because max is.
+        Ok(u32::try_from(value).unwrap_or(default))
+    } else {
+        Err(InvalidShow(format!(
+            "{field} must be between {min} and {max}, not {value}"
+        )))
+    }
+}
+
+impl Show {
+    /// Validates an admin's definition and fills in defaults.
+    pub fn parse(input: &wire::ShowInput) -> Result<Self, InvalidShow> {
+        let id = input
+            .id
+            .as_deref()
+            .ok_or_else(|| InvalidShow("id is required".into()))?;
+        let id = ShowId::parse(id).map_err(|e| InvalidShow(e.to_string()))?;
+        let name = input
+            .name
+            .as_deref()
+            .ok_or_else(|| InvalidShow("name is required".into()))?;
+        if name.trim().is_empty() {
+            return Err(InvalidShow("name must not be empty".into()));
+        }
+        let defaults = HoldRules::default();
+        let late_policy = match input.late_policy.as_deref() {
+            None | Some("reject") => LatePolicy::Reject,
+            Some("honorIfFree") => LatePolicy::HonorIfFree,
+            Some(other) => {
+                return Err(InvalidShow(format!(
+                    "latePolicy must be \"reject\" or \"honorIfFree\", not {other:?}"
+                )));
+            }
+        };
+        let rules = HoldRules {
+            hold_seconds: bounded(
+                "holdSeconds",
+                input.hold_seconds,
+                defaults.hold_seconds,
+                1,
+                MAX_SECONDS,
+            )?,
+            extension_seconds: bounded(
+                "extensionSeconds",
+                input.extension_seconds,
+                defaults.extension_seconds,
+                1,
+                MAX_SECONDS,
+            )?,
+            max_extensions: bounded(
+                "maxExtensions",
+                input.max_extensions,
+                defaults.max_extensions,
+                0,
+                1000,
+            )?,
+            max_seats_per_hold: bounded(
+                "maxSeatsPerHold",
+                input.max_seats_per_hold,
+                defaults.max_seats_per_hold,
+                1,
+                100_000,
+            )?,
+            max_active_holds_per_holder: bounded(
+                "maxActiveHoldsPerHolder",
+                input.max_active_holds_per_holder,
+                defaults.max_active_holds_per_holder,
+                1,
+                1000,
+            )?,
+            late_policy,
+        };
+        let seat_inputs = input
+            .seats
+            .as_deref()
+            .ok_or_else(|| InvalidShow("seats is required".into()))?;
+        let area_inputs = input.areas.as_deref().unwrap_or_default();
+        if seat_inputs.is_empty() && area_inputs.is_empty() {
+            return Err(InvalidShow("a show needs at least one seat or area".into()));
+        }
+        let mut seen = HashSet::with_capacity(seat_inputs.len() + area_inputs.len());
+        let mut unique = |raw: &str| -> Result<PlaceId, InvalidShow> {
+            let place = PlaceId::parse(raw).map_err(|e| InvalidShow(e.to_string()))?;
+            if seen.insert(place.clone()) {
+                Ok(place)
+            } else {
+                Err(InvalidShow(format!(
+                    "id {raw:?} is used twice among seats and areas"
+                )))
+            }
+        };
+        let seats = seat_inputs
+            .iter()
+            .map(|seat| {
+                if !(seat.x.is_finite() && seat.y.is_finite()) {
+                    return Err(InvalidShow(format!(
+                        "seat {:?} needs finite x and y",
+                        seat.id
+                    )));
+                }
+                Ok(Seat {
+                    id: unique(&seat.id)?,
+                    x: seat.x,
+                    y: seat.y,
+                    label: seat.label.clone().unwrap_or_else(|| seat.id.clone()),
+                    category: seat.category.clone(),
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let areas = area_inputs
+            .iter()
+            .map(|area| {
+                let capacity = u32::try_from(area.capacity)
+                    .ok()
+                    .filter(|c| *c >= 1)
+                    .ok_or_else(|| {
+                        InvalidShow(format!("area {:?} needs a capacity of at least 1", area.id))
+                    })?;
+                Ok(Area {
+                    id: unique(&area.id)?,
+                    name: area.name.clone(),
+                    capacity,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Self {
+            id,
+            name: name.to_owned(),
+            rules,
+            seats,
+            areas,
+        })
+    }
+
+    /// The complete definition as sent on the wire.
+    pub fn to_wire(&self) -> wire::ShowDefinition {
+        wire::ShowDefinition {
+            id: self.id.to_string(),
+            name: self.name.clone(),
+            hold_seconds: self.rules.hold_seconds.into(),
+            extension_seconds: self.rules.extension_seconds.into(),
+            max_extensions: self.rules.max_extensions.into(),
+            max_seats_per_hold: self.rules.max_seats_per_hold.into(),
+            max_active_holds_per_holder: self.rules.max_active_holds_per_holder.into(),
+            late_policy: self.rules.late_policy.as_str().to_owned(),
+            seats: self
+                .seats
+                .iter()
+                .map(|seat| wire::SeatDefinition {
+                    id: seat.id.to_string(),
+                    x: seat.x,
+                    y: seat.y,
+                    label: Some(seat.label.clone()),
+                    category: seat.category.clone(),
+                })
+                .collect(),
+            areas: self
+                .areas
+                .iter()
+                .map(|area| wire::AreaDefinition {
+                    id: area.id.to_string(),
+                    name: area.name.clone(),
+                    capacity: area.capacity.into(),
+                })
+                .collect(),
+        }
+    }
+}

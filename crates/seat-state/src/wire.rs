@@ -1,0 +1,167 @@
+//! The JSON bodies of the HTTP API (API.md), shared by server and browser.
+//!
+//! These types mirror the wire format exactly: camelCase names and integer
+//! epoch milliseconds. They hold unchecked data; `crate::show` parses them
+//! into domain types.
+
+use serde::{Deserialize, Serialize};
+
+/// A seat in a show definition, as sent by an admin or returned by the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatDefinition {
+    /// The seat's id.
+    pub id: String,
+    /// Position on the map (map units).
+    pub x: f64,
+    /// Position on the map (map units).
+    pub y: f64,
+    /// Human name; the id when omitted on input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub label: Option<String>,
+    /// Free-form price category.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub category: Option<String>,
+}
+
+/// A general-admission area in a show definition.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AreaDefinition {
+    /// The area's id.
+    pub id: String,
+    /// Human name.
+    pub name: String,
+    /// How many places it has.
+    pub capacity: i64,
+}
+
+/// `POST /api/admin/shows` body. Required fields are optional here so that a
+/// missing one is reported as `invalid_show` rather than a parse error.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowInput {
+    pub id: Option<String>,
+    pub name: Option<String>,
+    pub hold_seconds: Option<i64>,
+    pub extension_seconds: Option<i64>,
+    pub max_extensions: Option<i64>,
+    pub max_seats_per_hold: Option<i64>,
+    pub max_active_holds_per_holder: Option<i64>,
+    pub late_policy: Option<String>,
+    pub seats: Option<Vec<SeatDefinition>>,
+    pub areas: Option<Vec<AreaDefinition>>,
+}
+
+/// A complete show definition, every default filled in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowDefinition {
+    pub id: String,
+    pub name: String,
+    pub hold_seconds: i64,
+    pub extension_seconds: i64,
+    pub max_extensions: i64,
+    pub max_seats_per_hold: i64,
+    pub max_active_holds_per_holder: i64,
+    pub late_policy: String,
+    pub seats: Vec<SeatDefinition>,
+    pub areas: Vec<AreaDefinition>,
+}
+
+/// `GET /api/shows/{id}` and the answer to creating a show.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowBody {
+    #[serde(flatten)]
+    pub show: ShowDefinition,
+    pub server_time: i64,
+}
+
+/// One line of `GET /api/shows`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowSummary {
+    pub id: String,
+    pub name: String,
+    pub seat_count: u64,
+    pub area_count: u64,
+}
+
+/// `GET /api/shows`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowList {
+    pub shows: Vec<ShowSummary>,
+    pub server_time: i64,
+}
+
+/// Facts about one seat: the client derives its state from them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatFact {
+    pub id: String,
+    pub sold: bool,
+    /// Deadline of the latest hold; `null` when none. A past value has expired.
+    pub hold_expires_at: Option<i64>,
+    /// Held or sold to the asking session. Omitted in public event payloads.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mine: Option<bool>,
+}
+
+/// One hold's share of an area.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AreaHoldFact {
+    pub quantity: i64,
+    pub expires_at: i64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mine: Option<bool>,
+}
+
+/// Facts about one general-admission area.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct AreaFact {
+    pub id: String,
+    pub capacity: i64,
+    pub sold: i64,
+    pub holds: Vec<AreaHoldFact>,
+}
+
+/// `GET /api/shows/{id}/seats`, and the `snapshot` event's data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatMap {
+    pub show_id: String,
+    pub server_time: i64,
+    pub version: i64,
+    pub seats: Vec<SeatFact>,
+    pub areas: Vec<AreaFact>,
+}
+
+/// `GET /api/time`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TimeBody {
+    pub server_time: i64,
+}
+
+/// Every error answer: a code, one human sentence, the server time, and the
+/// extra fields that some codes name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ErrorBody {
+    pub error: String,
+    pub message: String,
+    pub server_time: i64,
+    /// `seats_taken`, `invalid_seats`: the offending seat ids.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seats: Option<Vec<String>>,
+    /// `not_enough_seats`: the area without enough places left.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub area: Option<String>,
+    /// `not_enough_seats`: how many places that area still has.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub available: Option<i64>,
+}

@@ -1,0 +1,89 @@
+//! The HTTP application: router, shared state and the layers every request passes.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::{HeaderValue, StatusCode};
+use axum::middleware::{self, Next};
+use axum::response::{IntoResponse, Response};
+use axum::{Json, Router};
+use tower_http::services::{ServeDir, ServeFile};
+use tower_http::trace::TraceLayer;
+
+use seat_state::wire::ErrorBody;
+
+use crate::clock::Clock;
+use crate::error::{AppError, PendingError};
+use crate::extract::Now;
+use crate::routes;
+use crate::store::Store;
+
+/// Request bodies above this are refused, except on admin endpoints.
+pub const BODY_LIMIT: usize = 64 * 1024;
+/// Admin endpoints take whole venues.
+pub const ADMIN_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// What every handler can reach.
+#[derive(Clone)]
+pub struct AppState {
+    pub store: Arc<dyn Store>,
+    pub clock: Clock,
+    pub admin_token: Option<Arc<str>>,
+}
+
+/// The whole application; `web_dist` serves the built UI at `/` when given.
+pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
+    let api = routes::router()
+        .fallback(|| async { AppError::NotFound })
+        .layer(DefaultBodyLimit::max(BODY_LIMIT));
+    let mut app = Router::new()
+        .nest("/api", api)
+        .merge(routes::health::router());
+    app = match web_dist {
+        // Client-side routes such as /shows/x load index.html; the app routes.
+        Some(dist) => app.fallback_service(
+            ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html"))),
+        ),
+        None => app.fallback(|| async { AppError::NotFound }),
+    };
+    app.layer(middleware::from_fn_with_state(
+        state.clone(),
+        stamp_server_time,
+    ))
+    .layer(TraceLayer::new_for_http())
+    .with_state(state)
+}
+
+/// Decides the request's one `now`, hands it to the handler, and stamps it on
+/// the answer: the `X-Server-Time` header and, for errors, the body.
+async fn stamp_server_time(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let now = state.clock.now();
+    request.extensions_mut().insert(Now(now));
+    let mut response = next.run(request).await;
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED
+        && response.extensions().get::<PendingError>().is_none()
+    {
+        response = AppError::MethodNotAllowed.into_response();
+    }
+    if let Some(error) = response.extensions_mut().remove::<PendingError>() {
+        let status = response.status();
+        let body = ErrorBody {
+            error: error.code.to_owned(),
+            message: error.message,
+            server_time: now.0,
+            seats: error.seats,
+            area: error.area,
+            available: error.available,
+        };
+        response = (status, Json(body)).into_response();
+    }
+    response
+        .headers_mut()
+        .insert("x-server-time", HeaderValue::from(now.0));
+    response
+}

@@ -1,0 +1,63 @@
+//! Command line and environment configuration.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// Seathold: hold seats for a short window while customers pay.
+#[derive(Debug, Parser)]
+#[command(name = "seathold", version)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the HTTP server.
+    Serve(ServeArgs),
+    /// Manage shows.
+    #[command(subcommand)]
+    Show(ShowCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ShowCommand {
+    /// Create a show from a venue file (the body of `POST /api/admin/shows`).
+    Create {
+        /// The JSON venue file.
+        file: PathBuf,
+        #[command(flatten)]
+        database: DatabaseArg,
+    },
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct DatabaseArg {
+    /// Where the data lives: `sqlite:PATH`.
+    #[arg(
+        long = "database",
+        env = "SEATHOLD_DATABASE",
+        default_value = "sqlite:seathold.db"
+    )]
+    pub url: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ServeArgs {
+    /// Address to listen on; port 0 picks a free one.
+    #[arg(long, env = "SEATHOLD_ADDR", default_value = "127.0.0.1:8080")]
+    pub addr: SocketAddr,
+    #[command(flatten)]
+    pub database: DatabaseArg,
+    /// Directory of the built web UI (Trunk's dist), served at `/`.
+    #[arg(long, env = "SEATHOLD_WEB")]
+    pub web: Option<PathBuf>,
+    /// Create the demo show if it does not exist.
+    #[arg(long)]
+    pub demo: bool,
+    /// Bearer token for admin endpoints; without it they answer 403.
+    #[arg(long, env = "SEATHOLD_ADMIN_TOKEN", hide_env_values = true)]
+    pub admin_token: Option<String>,
+}

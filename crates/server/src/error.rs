@@ -1,0 +1,79 @@
+//! One error type for every HTTP answer that is not a success.
+//!
+//! Handlers return `AppError`; its response carries a `PendingError` that the
+//! server-time middleware renders as API.md's error body, stamped with the
+//! same `serverTime` as the `X-Server-Time` header.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+
+/// Everything a request can fail with, one variant per API error code.
+#[derive(Debug, thiserror::Error)]
+pub enum AppError {
+    #[error("A valid token is required.")]
+    Unauthorized,
+    #[error("Admin endpoints are disabled: the server has no SEATHOLD_ADMIN_TOKEN.")]
+    AdminDisabled,
+    #[error("There is no show with that id.")]
+    UnknownShow,
+    #[error("There is nothing at this address.")]
+    NotFound,
+    #[error("This address does not accept that method.")]
+    MethodNotAllowed,
+    #[error("The request body is larger than this endpoint accepts.")]
+    PayloadTooLarge,
+    #[error("The request body is not valid: {0}.")]
+    BadRequest(String),
+    #[error("The show definition is invalid: {0}.")]
+    InvalidShow(String),
+    #[error("A different show with this id already exists.")]
+    ShowExists,
+    #[error("The server failed; the failure was logged.")]
+    Internal(#[from] anyhow::Error),
+}
+
+impl AppError {
+    /// The HTTP status and the API error code.
+    pub fn status_and_code(&self) -> (StatusCode, &'static str) {
+        match self {
+            Self::Unauthorized => (StatusCode::UNAUTHORIZED, "unauthorized"),
+            Self::AdminDisabled => (StatusCode::FORBIDDEN, "admin_disabled"),
+            Self::UnknownShow => (StatusCode::NOT_FOUND, "unknown_show"),
+            Self::NotFound => (StatusCode::NOT_FOUND, "not_found"),
+            Self::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
+            Self::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            Self::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
+            Self::InvalidShow(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_show"),
+            Self::ShowExists => (StatusCode::CONFLICT, "show_exists"),
+            Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
+        }
+    }
+}
+
+/// An error waiting for the middleware to stamp it with the request's time.
+#[derive(Debug, Clone)]
+pub struct PendingError {
+    pub code: &'static str,
+    pub message: String,
+    pub seats: Option<Vec<String>>,
+    pub area: Option<String>,
+    pub available: Option<i64>,
+}
+
+impl IntoResponse for AppError {
+    fn into_response(self) -> Response {
+        if let Self::Internal(cause) = &self {
+            tracing::error!(error = ?cause, "request failed");
+        }
+        let (status, code) = self.status_and_code();
+        let mut response = status.into_response();
+        response.extensions_mut().insert(PendingError {
+            code,
+            message: self.to_string(),
+            seats: None,
+            area: None,
+            available: None,
+        });
+        response
+    }
+}

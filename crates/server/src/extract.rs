@@ -1,0 +1,50 @@
+//! Extractors that turn bad input into `AppError`s in API.md's format.
+
+use axum::body::Bytes;
+use axum::extract::{FromRequest, FromRequestParts, Request};
+use axum::http::StatusCode;
+use axum::http::request::Parts;
+use serde::de::DeserializeOwned;
+
+use seat_state::ServerMillis;
+
+use crate::error::AppError;
+
+/// The one server instant a request is decided at (set by the middleware).
+#[derive(Debug, Clone, Copy)]
+pub struct Now(pub ServerMillis);
+
+impl<S: Send + Sync> FromRequestParts<S> for Now {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, AppError> {
+        parts.extensions.get::<Now>().copied().ok_or_else(|| {
+            AppError::Internal(anyhow::anyhow!("server-time middleware is not installed"))
+        })
+    }
+}
+
+/// A JSON body: too large → 413, not JSON or the wrong shape → 400.
+#[derive(Debug)]
+pub struct ApiJson<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
+    type Rejection = AppError;
+
+    async fn from_request(request: Request, state: &S) -> Result<Self, AppError> {
+        let bytes = Bytes::from_request(request, state)
+            .await
+            .map_err(|rejection| {
+                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                    AppError::PayloadTooLarge
+                } else {
+                    AppError::BadRequest("the body could not be read".into())
+                }
+            })?;
+        serde_json::from_slice(&bytes)
+            .map(ApiJson)
+            .map_err(|error| {
+                AppError::BadRequest(format!("expected JSON of the documented shape ({error})"))
+            })
+    }
+}

@@ -1,0 +1,103 @@
+//! Seathold's server: an axum application over a `Store`, deciding with
+//! `seat-state`. `main.rs` only parses the command line and calls [`run`].
+
+pub mod app;
+pub mod clock;
+pub mod config;
+pub mod demo;
+pub mod error;
+pub mod extract;
+pub mod routes;
+pub mod store;
+pub mod telemetry;
+
+use std::io::Write;
+use std::sync::Arc;
+
+use anyhow::Context;
+use seat_state::Show;
+use seat_state::wire::ShowInput;
+
+use crate::app::AppState;
+use crate::clock::Clock;
+use crate::config::{Cli, Command, ServeArgs, ShowCommand};
+use crate::store::CreateShow;
+
+/// Runs one command of the `seathold` binary to completion.
+pub async fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Serve(args) => serve(args).await,
+        Command::Show(ShowCommand::Create { file, database }) => {
+            let text = std::fs::read_to_string(&file)
+                .with_context(|| format!("reading {}", file.display()))?;
+            let input: ShowInput = serde_json::from_str(&text)
+                .with_context(|| format!("parsing {}", file.display()))?;
+            let show =
+                Show::parse(&input).with_context(|| format!("validating {}", file.display()))?;
+            let store = store::open(&database.url).await?;
+            match store.create_show(&show, Clock.now()).await? {
+                CreateShow::Created => println!("created show {}", show.id),
+                CreateShow::AlreadyThere => println!("show {} already exists, unchanged", show.id),
+                CreateShow::Conflict => {
+                    anyhow::bail!("a different show with id {} already exists", show.id)
+                }
+            }
+            Ok(())
+        }
+    }
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let store = store::open(&args.database.url).await?;
+    if args.demo {
+        let outcome = store.create_show(&demo::theatre(), Clock.now()).await?;
+        tracing::info!(show = demo::DEMO_SHOW_ID, ?outcome, "demo show");
+    }
+    let state = AppState {
+        store,
+        clock: Clock,
+        admin_token: args.admin_token.map(Arc::from),
+    };
+    let app = app::router(state, args.web.as_deref());
+    let listener = tokio::net::TcpListener::bind(args.addr)
+        .await
+        .with_context(|| format!("binding {}", args.addr))?;
+    let address = listener.local_addr()?;
+    // Tests and scripts wait for this exact line on stdout.
+    println!("listening on http://{address}");
+    std::io::stdout().flush()?;
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown_signal())
+        .await?;
+    tracing::info!("stopped cleanly");
+    Ok(())
+}
+
+/// Resolves on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!(%error, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {}
+        () = terminate => {}
+    }
+    tracing::info!("shutting down");
+}

@@ -1,0 +1,18 @@
+//! HTTP routes, one file per resource, merged here.
+
+pub mod health;
+pub mod seats;
+pub mod shows;
+pub mod time;
+
+use axum::Router;
+
+use crate::app::AppState;
+
+/// Everything under `/api`.
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .merge(time::router())
+        .merge(shows::router())
+        .merge(seats::router())
+}

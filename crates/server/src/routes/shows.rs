@@ -1,0 +1,98 @@
+//! Shows: list, read, and create (admin).
+
+use axum::extract::{FromRequestParts, Path, State};
+use axum::http::StatusCode;
+use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+
+use seat_state::Show;
+use seat_state::wire::{ShowBody, ShowInput, ShowList};
+
+use crate::app::{ADMIN_BODY_LIMIT, AppState};
+use crate::error::AppError;
+use crate::extract::{ApiJson, Now};
+use crate::store::CreateShow;
+
+pub fn router() -> Router<AppState> {
+    Router::new()
+        .route("/shows", get(list_shows))
+        .route("/shows/{show_id}", get(get_show))
+        .route(
+            "/admin/shows",
+            post(create_show).layer(axum::extract::DefaultBodyLimit::max(ADMIN_BODY_LIMIT)),
+        )
+}
+
+async fn list_shows(
+    State(state): State<AppState>,
+    Now(now): Now,
+) -> Result<Json<ShowList>, AppError> {
+    Ok(Json(ShowList {
+        shows: state.store.list_shows().await?,
+        server_time: now.0,
+    }))
+}
+
+async fn get_show(
+    State(state): State<AppState>,
+    Now(now): Now,
+    Path(show_id): Path<String>,
+) -> Result<Json<ShowBody>, AppError> {
+    let show = state
+        .store
+        .show(&show_id)
+        .await?
+        .ok_or(AppError::UnknownShow)?;
+    Ok(Json(ShowBody {
+        show: show.to_wire(),
+        server_time: now.0,
+    }))
+}
+
+/// Proof that the request carries the admin token.
+pub struct Admin;
+
+impl FromRequestParts<AppState> for Admin {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+        let expected = state
+            .admin_token
+            .as_deref()
+            .ok_or(AppError::AdminDisabled)?;
+        let given = parts
+            .headers
+            .get(AUTHORIZATION)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| value.strip_prefix("Bearer "))
+            .ok_or(AppError::Unauthorized)?;
+        if constant_time_eq::constant_time_eq(given.as_bytes(), expected.as_bytes()) {
+            Ok(Admin)
+        } else {
+            Err(AppError::Unauthorized)
+        }
+    }
+}
+
+async fn create_show(
+    _: Admin,
+    State(state): State<AppState>,
+    Now(now): Now,
+    ApiJson(input): ApiJson<ShowInput>,
+) -> Result<(StatusCode, Json<ShowBody>), AppError> {
+    let show = Show::parse(&input).map_err(|invalid| AppError::InvalidShow(invalid.0))?;
+    let status = match state.store.create_show(&show, now).await? {
+        CreateShow::Created => StatusCode::CREATED,
+        CreateShow::AlreadyThere => StatusCode::OK,
+        CreateShow::Conflict => return Err(AppError::ShowExists),
+    };
+    Ok((
+        status,
+        Json(ShowBody {
+            show: show.to_wire(),
+            server_time: now.0,
+        }),
+    ))
+}

@@ -1,0 +1,173 @@
+//! The embedded SQLite store.
+//!
+//! One connection behind a mutex, used from blocking threads: SQLite runs
+//! one writer at a time anyway, and every decision is one transaction.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use anyhow::Context;
+use async_trait::async_trait;
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
+use rusqlite_migration::{M, Migrations};
+
+use seat_state::wire::{AreaFact, SeatFact, ShowInput, ShowSummary};
+use seat_state::{ServerMillis, Show};
+
+use super::{CreateShow, SeatMapFacts, Store};
+
+fn migrations() -> Migrations<'static> {
+    Migrations::new(vec![M::up(include_str!("../../migrations/0001_shows.sql"))])
+}
+
+/// A SQLite database file in WAL mode, fsynced on every commit.
+#[derive(Clone)]
+pub struct SqliteStore {
+    connection: Arc<Mutex<Connection>>,
+}
+
+impl SqliteStore {
+    /// Opens (creating if needed) and migrates the database at `path`.
+    pub async fn open(path: impl AsRef<Path>) -> anyhow::Result<Self> {
+        let path = path.as_ref().to_owned();
+        tokio::task::spawn_blocking(move || {
+            let mut connection = Connection::open(&path)
+                .with_context(|| format!("opening SQLite database {}", path.display()))?;
+            connection.pragma_update(None, "journal_mode", "WAL")?;
+            connection.pragma_update(None, "synchronous", "FULL")?;
+            connection.pragma_update(None, "foreign_keys", "ON")?;
+            connection.busy_timeout(std::time::Duration::from_secs(5))?;
+            migrations()
+                .to_latest(&mut connection)
+                .context("migrating the SQLite database")?;
+            Ok(Self {
+                connection: Arc::new(Mutex::new(connection)),
+            })
+        })
+        .await?
+    }
+
+    /// Runs `work` on the connection on a blocking thread.
+    async fn with<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> anyhow::Result<T> + Send + 'static,
+    ) -> anyhow::Result<T> {
+        let connection = Arc::clone(&self.connection);
+        tokio::task::spawn_blocking(move || {
+            let mut guard = connection
+                .lock()
+                .map_err(|_| anyhow::anyhow!("SQLite connection lock poisoned"))?;
+            work(&mut guard)
+        })
+        .await?
+    }
+}
+
+fn load_show(connection: &Connection, show_id: &str) -> anyhow::Result<Option<Show>> {
+    let definition: Option<String> = connection
+        .query_row(
+            "SELECT definition FROM shows WHERE id = ?1",
+            [show_id],
+            |row| row.get(0),
+        )
+        .optional()?;
+    definition
+        .map(|json| {
+            let input: ShowInput = serde_json::from_str(&json)?;
+            Show::parse(&input)
+                .with_context(|| format!("stored show {show_id} no longer validates"))
+        })
+        .transpose()
+}
+
+#[async_trait]
+impl Store for SqliteStore {
+    async fn ping(&self) -> anyhow::Result<()> {
+        self.with(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?))
+            .await
+    }
+
+    async fn create_show(&self, show: &Show, now: ServerMillis) -> anyhow::Result<CreateShow> {
+        let show = show.clone();
+        self.with(move |connection| {
+            let transaction = connection.transaction_with_behavior(TransactionBehavior::Immediate)?;
+            if let Some(existing) = load_show(&transaction, show.id.as_str())? {
+                return Ok(if existing == show { CreateShow::AlreadyThere } else { CreateShow::Conflict });
+            }
+            let definition = serde_json::to_string(&show.to_wire())?;
+            transaction.execute(
+                "INSERT INTO shows (id, name, definition, version, created_at) VALUES (?1, ?2, ?3, 0, ?4)",
+                params![show.id.as_str(), show.name, definition, now.0],
+            )?;
+            {
+                let mut insert_seat = transaction
+                    .prepare("INSERT INTO seats (show_id, seat_id, position) VALUES (?1, ?2, ?3)")?;
+                for (position, seat) in show.seats.iter().enumerate() {
+                    insert_seat.execute(params![show.id.as_str(), seat.id.as_str(), position])?;
+                }
+                let mut insert_area = transaction
+                    .prepare("INSERT INTO areas (show_id, area_id, position, capacity) VALUES (?1, ?2, ?3, ?4)")?;
+                for (position, area) in show.areas.iter().enumerate() {
+                    insert_area.execute(params![show.id.as_str(), area.id.as_str(), position, area.capacity])?;
+                }
+            }
+            transaction.commit()?;
+            Ok(CreateShow::Created)
+        })
+        .await
+    }
+
+    async fn list_shows(&self) -> anyhow::Result<Vec<ShowSummary>> {
+        self.with(|connection| {
+            let mut statement = connection.prepare(
+                "SELECT id, name,
+                        (SELECT count(*) FROM seats WHERE seats.show_id = shows.id),
+                        (SELECT count(*) FROM areas WHERE areas.show_id = shows.id)
+                 FROM shows ORDER BY created_at, id",
+            )?;
+            let rows = statement.query_map([], |row| {
+                Ok(ShowSummary {
+                    id: row.get(0)?,
+                    name: row.get(1)?,
+                    seat_count: row.get(2)?,
+                    area_count: row.get(3)?,
+                })
+            })?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        })
+        .await
+    }
+
+    async fn show(&self, show_id: &str) -> anyhow::Result<Option<Show>> {
+        let show_id = show_id.to_owned();
+        self.with(move |connection| load_show(connection, &show_id))
+            .await
+    }
+
+    async fn seat_map(&self, show_id: &str) -> anyhow::Result<Option<SeatMapFacts>> {
+        let show_id = show_id.to_owned();
+        self.with(move |connection| {
+            let transaction = connection.transaction()?;
+            let Some(version) = transaction
+                .query_row("SELECT version FROM shows WHERE id = ?1", [&show_id], |row| row.get(0))
+                .optional()?
+            else {
+                return Ok(None);
+            };
+            let seats = transaction
+                .prepare("SELECT seat_id, sold, hold_expires_at FROM seats WHERE show_id = ?1 ORDER BY position")?
+                .query_map([&show_id], |row| {
+                    Ok(SeatFact { id: row.get(0)?, sold: row.get(1)?, hold_expires_at: row.get(2)?, mine: Some(false) })
+                })?
+                .collect::<Result<_, _>>()?;
+            let areas = transaction
+                .prepare("SELECT area_id, capacity, sold FROM areas WHERE show_id = ?1 ORDER BY position")?
+                .query_map([&show_id], |row| {
+                    Ok(AreaFact { id: row.get(0)?, capacity: row.get(1)?, sold: row.get(2)?, holds: Vec::new() })
+                })?
+                .collect::<Result<_, _>>()?;
+            Ok(Some(SeatMapFacts { version, seats, areas }))
+        })
+        .await
+    }
+}
