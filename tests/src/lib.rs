@@ -1,1 +1,44 @@
+//! Harness for whole-system tests: starts the real `seathold` binary on a
+//! free port with a temporary SQLite file, and headless Chromium through
+//! ChromeDriver. Both are killed when their guard drops, also on failure.
+//!
+//! `cargo xtask test` builds what these need and says where it is:
+//! `SEATHOLD_BIN` (the server binary) and `SEATHOLD_WEB_DIST` (Trunk's
+//! release output).
 
+pub mod browser;
+pub mod server;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+pub use browser::Browser;
+pub use server::Server;
+
+/// How long any condition may take before a test fails.
+pub const PATIENCE: Duration = Duration::from_secs(20);
+
+/// The workspace root (tests/..).
+pub fn workspace_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Where screenshots go: `target/e2e/` under the workspace.
+pub fn screenshot_dir() -> PathBuf {
+    workspace_root().join("target").join("e2e")
+}
+
+/// A path an environment variable names, or a precise failure.
+fn required_path(variable: &str) -> anyhow::Result<PathBuf> {
+    let path = std::env::var_os(variable)
+        .map(PathBuf::from)
+        .ok_or_else(|| {
+            anyhow::anyhow!("{variable} is not set: run these tests through `cargo xtask test`")
+        })?;
+    anyhow::ensure!(
+        path.exists(),
+        "{variable}={} does not exist",
+        path.display()
+    );
+    Ok(path)
+}

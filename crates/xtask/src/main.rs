@@ -1,1 +1,40 @@
-fn main() {}
+//! `cargo xtask`: the project's own commands, so a fresh machine needs only cargo.
+//!
+//! - `serve [ARGS…]`: install what is missing, build the web UI, run the server with a demo show.
+//! - `test`: install what is missing (browser too), then run every test and lint.
+//! - `setup [--test]`: only the installs.
+//! - `tidy`: `cargo fmt --check` and clippy, native and wasm32.
+
+mod install;
+mod run;
+mod wasm_imports;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (command, rest) = args
+        .split_first()
+        .map_or(("", &[][..]), |(first, rest)| (first.as_str(), rest));
+    let outcome = match command {
+        "serve" => run::serve(rest),
+        "test" => run::test(),
+        "setup" => install::setup(if rest.iter().any(|a| a == "--test") {
+            install::For::Test
+        } else {
+            install::For::Serve
+        }),
+        "tidy" => run::tidy(),
+        _ => {
+            eprintln!("usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy>");
+            return ExitCode::from(2);
+        }
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("xtask {command}: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}

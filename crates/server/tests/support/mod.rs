@@ -1,0 +1,119 @@
+//! One helper for router tests: the real router over a real SQLite file,
+//! driven with `oneshot`, no socket.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tower::ServiceExt;
+
+use seathold_server::app::{AppState, router};
+use seathold_server::clock::Clock;
+use seathold_server::store::SqliteStore;
+
+pub const ADMIN_TOKEN: &str = "test-admin-token-with-enough-entropy";
+
+pub struct TestApp {
+    pub router: Router,
+    _dir: tempfile::TempDir,
+}
+
+/// What an answer said.
+#[derive(Debug)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub server_time_header: Option<i64>,
+    pub body: Value,
+}
+
+impl TestApp {
+    pub async fn new(admin_token: Option<&str>) -> Self {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let store = SqliteStore::open(dir.path().join("test.db"))
+            .await
+            .expect("open store");
+        let state = AppState {
+            store: Arc::new(store),
+            clock: Clock,
+            admin_token: admin_token.map(Arc::from),
+        };
+        Self {
+            router: router(state, None),
+            _dir: dir,
+        }
+    }
+
+    pub async fn send(&self, request: Request<Body>) -> Answer {
+        let response = self
+            .router
+            .clone()
+            .oneshot(request)
+            .await
+            .expect("infallible");
+        let status = response.status();
+        let server_time_header = response
+            .headers()
+            .get("x-server-time")
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.parse().ok());
+        let bytes = response
+            .into_body()
+            .collect()
+            .await
+            .expect("body")
+            .to_bytes();
+        let body = if bytes.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_slice(&bytes).expect("JSON body")
+        };
+        Answer {
+            status,
+            server_time_header,
+            body,
+        }
+    }
+
+    pub async fn get(&self, path: &str) -> Answer {
+        self.send(Request::get(path).body(Body::empty()).expect("request"))
+            .await
+    }
+
+    pub async fn post_admin(
+        &self,
+        path: &str,
+        token: Option<&str>,
+        body: impl Into<Body>,
+    ) -> Answer {
+        let mut request = Request::post(path).header("content-type", "application/json");
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        self.send(request.body(body.into()).expect("request")).await
+    }
+
+    pub async fn create_show(&self, show: &Value) -> Answer {
+        self.post_admin("/api/admin/shows", Some(ADMIN_TOKEN), show.to_string())
+            .await
+    }
+}
+
+/// Asserts API.md's error format and returns the body.
+pub fn assert_error(answer: &Answer, status: u16, code: &str) {
+    assert_eq!(answer.status.as_u16(), status, "{answer:?}");
+    assert_eq!(answer.body["error"], code, "{answer:?}");
+    assert!(
+        answer.body["message"]
+            .as_str()
+            .is_some_and(|m| !m.is_empty()),
+        "{answer:?}"
+    );
+    assert_eq!(
+        answer.body["serverTime"].as_i64(),
+        answer.server_time_header,
+        "{answer:?}"
+    );
+}

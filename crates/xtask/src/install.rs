@@ -1,0 +1,151 @@
+//! Installs each tool the commands need, skipping what is already there.
+//!
+//! Every step checks first and prints what it does: cold installs take
+//! minutes on two cores.
+
+use std::path::PathBuf;
+
+use crate::run::{Step, output_of, root, run_checked, tool};
+
+/// What the installs are for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum For {
+    Serve,
+    Test,
+}
+
+const TRUNK_VERSION: &str = "0.21.14";
+const WASM_OPT_VERSION: &str = "version 132";
+
+/// Installs everything `purpose` needs.
+pub fn setup(purpose: For) -> Result<(), String> {
+    wasm_target()?;
+    wasm_bindgen_cli()?;
+    trunk()?;
+    npm_tools()?;
+    if purpose == For::Test {
+        browser()?;
+    }
+    Ok(())
+}
+
+fn wasm_target() -> Result<(), String> {
+    let step = Step::start("wasm32 target");
+    if output_of(tool("rustup").args(["target", "list", "--installed"])).is_some_and(|list| {
+        list.lines()
+            .any(|line| line.trim() == "wasm32-unknown-unknown")
+    }) {
+        return step.skip("already installed");
+    }
+    run_checked(tool("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
+    step.done()
+}
+
+/// The wasm-bindgen version Cargo.lock pins; the CLI must match it exactly.
+pub fn locked_wasm_bindgen_version() -> Result<String, String> {
+    let lock = std::fs::read_to_string(root().join("Cargo.lock"))
+        .map_err(|e| format!("reading Cargo.lock: {e}"))?;
+    let mut lines = lock.lines();
+    while let Some(line) = lines.next() {
+        if line == "name = \"wasm-bindgen\"" {
+            if let Some(version) = lines.next().and_then(|l| l.strip_prefix("version = \"")) {
+                return Ok(version.trim_end_matches('"').to_owned());
+            }
+        }
+    }
+    Err("Cargo.lock has no wasm-bindgen".into())
+}
+
+fn wasm_bindgen_cli() -> Result<(), String> {
+    let version = locked_wasm_bindgen_version()?;
+    let step = Step::start(&format!("wasm-bindgen-cli {version}"));
+    let installed = output_of(tool("wasm-bindgen").arg("--version"));
+    if installed.is_some_and(|text| text.split_whitespace().nth(1) == Some(version.as_str())) {
+        return step.skip("already installed");
+    }
+    println!("    installing with cargo (about 4 minutes on 2 cores)…");
+    // No --locked: the reachable index lacks one of its locked dependency versions.
+    run_checked(tool("cargo").args(["install", "wasm-bindgen-cli", "--version", &version]))?;
+    step.done()
+}
+
+fn trunk() -> Result<(), String> {
+    let step = Step::start(&format!("trunk {TRUNK_VERSION}"));
+    let installed = output_of(tool("trunk").arg("--version"));
+    if installed.is_some_and(|text| text.split_whitespace().nth(1) == Some(TRUNK_VERSION)) {
+        return step.skip("already installed");
+    }
+    println!("    installing with cargo (about 11 minutes on 2 cores)…");
+    run_checked(tool("cargo").args(["install", "trunk", "--version", TRUNK_VERSION, "--locked"]))?;
+    step.done()
+}
+
+/// Where npm tools live: outside the clone, so they survive fresh clones.
+pub fn tools_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("SEATHOLD_TOOLS_DIR") {
+        return PathBuf::from(dir);
+    }
+    let home = std::env::var_os("HOME").map_or_else(|| root().join("target"), PathBuf::from);
+    home.join(".cache").join("seathold").join("tools")
+}
+
+/// Where `cargo install` puts binaries.
+pub fn cargo_bin() -> PathBuf {
+    std::env::var_os("CARGO_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cargo")))
+        .unwrap_or_default()
+        .join("bin")
+}
+
+/// `node_modules/.bin` of the tools, to put first on PATH.
+pub fn tools_bin() -> PathBuf {
+    tools_dir().join("node_modules").join(".bin")
+}
+
+fn npm_tools() -> Result<(), String> {
+    let step = Step::start("npm tools (binaryen 132 for wasm-opt)");
+    let dir = tools_dir();
+    let wanted = std::fs::read(root().join(".tools/package.json"))
+        .map_err(|e| format!("reading .tools/package.json: {e}"))?;
+    let same_manifest = std::fs::read(dir.join("package.json")).is_ok_and(|have| have == wanted);
+    let wasm_opt = output_of(tool(tools_bin().join("wasm-opt")).arg("--version"));
+    if same_manifest && wasm_opt.is_some_and(|text| text.contains(WASM_OPT_VERSION)) {
+        return step.skip("already installed");
+    }
+    std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    for file in ["package.json", "package-lock.json"] {
+        std::fs::copy(root().join(".tools").join(file), dir.join(file))
+            .map_err(|e| format!("copying {file}: {e}"))?;
+    }
+    run_checked(
+        tool("npm")
+            .args(["ci", "--no-audit", "--no-fund"])
+            .current_dir(&dir),
+    )?;
+    step.done()
+}
+
+fn browser() -> Result<(), String> {
+    let step = Step::start("Chromium and ChromeDriver (apt)");
+    let have = |program: &str| output_of(tool(program).arg("--version")).is_some();
+    if have("chromium") && have("chromedriver") {
+        return step.skip("already installed");
+    }
+    let sudo = if output_of(tool("id").arg("-u")).is_some_and(|uid| uid.trim() == "0") {
+        None
+    } else {
+        Some("sudo")
+    };
+    let apt = |args: &[&str]| {
+        let mut command = tool(sudo.unwrap_or("apt-get"));
+        if sudo.is_some() {
+            command.arg("apt-get");
+        }
+        command.args(args).env("DEBIAN_FRONTEND", "noninteractive");
+        run_checked(&mut command)
+    };
+    apt(&["update"])?;
+    apt(&["install", "-y", "chromium", "chromium-driver"])?;
+    step.done()
+}

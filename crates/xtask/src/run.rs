@@ -1,0 +1,218 @@
+//! The commands: build, serve, test, tidy; plus small process helpers.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Instant;
+
+use crate::install::{self, For};
+use crate::wasm_imports;
+
+/// The workspace root.
+pub fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("..")
+}
+
+/// Cargo's target directory (honours `CARGO_TARGET_DIR`).
+fn target_dir() -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from)
+}
+
+/// Trunk's output, as `Trunk.toml` sets it.
+fn web_dist() -> PathBuf {
+    root().join("target").join("web-dist")
+}
+
+/// A named step that prints when it starts and how long it took.
+pub struct Step {
+    name: String,
+    started: Instant,
+}
+
+impl Step {
+    pub fn start(name: &str) -> Self {
+        println!("==> {name}");
+        Self {
+            name: name.to_owned(),
+            started: Instant::now(),
+        }
+    }
+
+    pub fn skip(self, why: &str) -> Result<(), String> {
+        println!("    {}: {why}", self.name);
+        Ok(())
+    }
+
+    pub fn done(self) -> Result<(), String> {
+        println!(
+            "    {}: done in {:.1} s",
+            self.name,
+            self.started.elapsed().as_secs_f64()
+        );
+        Ok(())
+    }
+}
+
+/// Trimmed stdout of a command that succeeded, or None.
+pub fn output_of(command: &mut Command) -> Option<String> {
+    let output = command.output().ok()?;
+    output
+        .status
+        .success()
+        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// Runs a command with inherited output; fails unless it succeeds.
+pub fn run_checked(command: &mut Command) -> Result<(), String> {
+    let status = command
+        .status()
+        .map_err(|e| format!("cannot start {:?}: {e}", command.get_program()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{command:?} failed: {status}"))
+    }
+}
+
+/// A command run at the workspace root with the npm tools and cargo's
+/// installed binaries first on PATH (CI shells may lack `~/.cargo/bin`).
+pub fn tool(program: impl AsRef<std::ffi::OsStr>) -> Command {
+    let mut paths = vec![install::tools_bin(), install::cargo_bin()];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    let mut command = Command::new(program);
+    command.current_dir(root()).env(
+        "PATH",
+        std::env::join_paths(paths).unwrap_or_else(|_| OsString::new()),
+    );
+    command
+}
+
+fn cargo(args: &[&str]) -> Command {
+    let mut command = tool("cargo");
+    command.args(args);
+    command
+}
+
+fn build_web() -> Result<(), String> {
+    let step = Step::start("web UI: trunk build --release");
+    run_checked(tool("trunk").args(["build", "--release"]))?;
+    step.done()
+}
+
+/// `cargo xtask serve`: everything set up, then the server with the demo show.
+pub fn serve(server_args: &[String]) -> Result<(), String> {
+    install::setup(For::Serve)?;
+    build_web()?;
+    let step = Step::start("seathold serve (Ctrl-C stops it)");
+    let mut command = cargo(&[
+        "run",
+        "--release",
+        "--package",
+        "seathold-server",
+        "--bin",
+        "seathold",
+        "--",
+        "serve",
+        "--demo",
+    ]);
+    command.arg("--web").arg(web_dist());
+    let names_database = server_args.iter().any(|a| a.starts_with("--database"))
+        || std::env::var_os("SEATHOLD_DATABASE").is_some();
+    if !names_database {
+        command
+            .arg("--database")
+            .arg(format!("sqlite:{}", root().join("seathold.db").display()));
+    }
+    run_checked(command.args(server_args))?;
+    step.done()
+}
+
+/// `cargo xtask test`: every test (native, wasm in Chromium, whole-system) and the lints.
+pub fn test() -> Result<(), String> {
+    let started = Instant::now();
+    install::setup(For::Test)?;
+    build_web()?;
+
+    let step = Step::start("seathold binary for whole-system tests");
+    run_checked(&mut cargo(&[
+        "build",
+        "--package",
+        "seathold-server",
+        "--bin",
+        "seathold",
+    ]))?;
+    step.done()?;
+
+    let step = Step::start("native tests (seat-state, server, whole-system)");
+    let mut native = cargo(&["test", "--workspace"]);
+    native
+        .env("SEATHOLD_BIN", target_dir().join("debug").join("seathold"))
+        .env("SEATHOLD_WEB_DIST", web_dist())
+        .env("RUST_BACKTRACE", "1");
+    run_checked(&mut native)?;
+    step.done()?;
+
+    let step = Step::start("wasm tests in headless Chromium (seat-state, web)");
+    run_checked(&mut cargo(&[
+        "test",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--package",
+        "seat-state",
+        "--package",
+        "seathold-web",
+    ]))?;
+    step.done()?;
+
+    let step = Step::start("wasm imports nothing from \"env\"");
+    wasm_imports::check_no_env_imports(&web_dist())?;
+    step.done()?;
+
+    let screenshots = root().join("target").join("e2e");
+    if let Ok(entries) = std::fs::read_dir(&screenshots) {
+        println!("==> screenshots");
+        for entry in entries.flatten() {
+            println!("    {}", entry.path().display());
+        }
+    }
+    tidy()?;
+    println!(
+        "==> all tests passed in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+/// `cargo xtask tidy`: formatting and clippy, natively and for wasm32.
+pub fn tidy() -> Result<(), String> {
+    let step = Step::start("cargo fmt --check");
+    run_checked(&mut cargo(&["fmt", "--all", "--check"]))?;
+    step.done()?;
+    let step = Step::start("clippy (native and wasm32)");
+    run_checked(&mut cargo(&[
+        "clippy",
+        "--workspace",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    run_checked(&mut cargo(&[
+        "clippy",
+        "--target",
+        "wasm32-unknown-unknown",
+        "--package",
+        "seat-state",
+        "--package",
+        "seathold-web",
+        "--all-targets",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
+    step.done()
+}

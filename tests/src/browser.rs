@@ -1,0 +1,145 @@
+//! Headless Chromium through ChromeDriver, with DOM polling helpers.
+
+use std::net::TcpListener;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::Context;
+use fantoccini::{Client, ClientBuilder, Locator};
+use serde_json::json;
+
+use crate::PATIENCE;
+
+/// ChromeDriver plus one browser session; both end on drop.
+pub struct Browser {
+    pub client: Client,
+    driver: Child,
+    _profile: tempfile::TempDir,
+}
+
+fn free_port() -> anyhow::Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+impl Browser {
+    /// Starts ChromeDriver on a free port and opens a fresh headless profile.
+    pub async fn start() -> anyhow::Result<Self> {
+        let port = free_port()?;
+        let driver_path =
+            std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_owned());
+        // Its own process group, so that drop can kill the Chromium it starts too.
+        let driver = Command::new(&driver_path)
+            .arg(format!("--port={port}"))
+            .process_group(0)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .with_context(|| format!("starting {driver_path}"))?;
+        let profile = tempfile::tempdir()?;
+        let client = match Self::connect(port, profile.path()).await {
+            Ok(client) => client,
+            Err(error) => {
+                kill_group(&driver);
+                return Err(error);
+            }
+        };
+        Ok(Self {
+            client,
+            driver,
+            _profile: profile,
+        })
+    }
+
+    async fn connect(port: u16, profile: &Path) -> anyhow::Result<Client> {
+        let capabilities = json!({
+            "goog:chromeOptions": {
+                "binary": std::env::var("CHROME").unwrap_or_else(|_| "/usr/bin/chromium".to_owned()),
+                "args": [
+                    "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                    "--window-size=1280,900", "--no-first-run", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--disable-quic",
+                    format!("--user-data-dir={}", profile.display()),
+                ]
+            }
+        });
+        let capabilities = match capabilities {
+            serde_json::Value::Object(map) => map,
+            _ => unreachable!("a JSON object literal"),
+        };
+        let url = format!("http://127.0.0.1:{port}");
+        let deadline = Instant::now() + PATIENCE;
+        loop {
+            let attempt =
+                ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                    .capabilities(capabilities.clone())
+                    .connect(&url)
+                    .await;
+            match attempt {
+                Ok(client) => return Ok(client),
+                // ChromeDriver takes a moment to listen; this waits for a condition, not a flaky result.
+                Err(_) if Instant::now() < deadline => {
+                    tokio::time::sleep(Duration::from_millis(100)).await;
+                }
+                Err(error) => return Err(error).context("ChromeDriver did not accept a session"),
+            }
+        }
+    }
+
+    /// Polls `script` (a JS expression) until it returns `true`.
+    pub async fn wait_for(&self, what: &str, script: &str) -> anyhow::Result<()> {
+        let deadline = Instant::now() + PATIENCE;
+        let wrapped = format!("return !!({script});");
+        loop {
+            if self.client.execute(&wrapped, vec![]).await?.as_bool() == Some(true) {
+                return Ok(());
+            }
+            anyhow::ensure!(
+                Instant::now() < deadline,
+                "timed out waiting for {what} ({script})"
+            );
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Evaluates a JS expression and returns its JSON value.
+    pub async fn eval(&self, expression: &str) -> anyhow::Result<serde_json::Value> {
+        Ok(self
+            .client
+            .execute(&format!("return ({expression});"), vec![])
+            .await?)
+    }
+
+    /// Saves a PNG screenshot and returns its path.
+    pub async fn screenshot(&self, path: &Path) -> anyhow::Result<PathBuf> {
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)?;
+        }
+        std::fs::write(path, self.client.screenshot().await?)?;
+        Ok(path.to_owned())
+    }
+
+    /// Ends the browser session (drop then stops ChromeDriver).
+    pub async fn close(&self) -> anyhow::Result<()> {
+        Ok(self.client.clone().close().await?)
+    }
+
+    /// Finds one element by CSS selector.
+    pub async fn find(&self, css: &str) -> anyhow::Result<fantoccini::elements::Element> {
+        Ok(self.client.find(Locator::Css(css)).await?)
+    }
+}
+
+/// Kills ChromeDriver and every Chromium process it started.
+fn kill_group(driver: &Child) {
+    let group = format!("-{}", driver.id());
+    let _ = Command::new("kill").args(["-KILL", "--", &group]).status();
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        kill_group(&self.driver);
+        let _ = self.driver.wait();
+    }
+}
