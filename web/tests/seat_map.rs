@@ -1,5 +1,8 @@
 //! Mounts the seat map in headless Chromium with fixture facts.
 
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
 use leptos::prelude::*;
 use leptos::task::tick;
 use wasm_bindgen::JsCast;

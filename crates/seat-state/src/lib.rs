@@ -16,12 +16,12 @@
 //!     received: LocalMillis(1_100),
 //! });
 //! let server_now = offset.server_now(LocalMillis(2_000));
-//! assert_eq!(server_now, ServerMillis(61_950));
+//! assert_eq!(server_now, ServerMillis(62_000));
 //!
-//! // A seat whose hold ends at server 62_000 is still held...
-//! assert_eq!(seat_state(false, Some(ServerMillis(62_000)), server_now), SeatState::Held);
+//! // A seat whose hold ends at server 62_500 is still held...
+//! assert_eq!(seat_state(false, Some(ServerMillis(62_500)), server_now), SeatState::Held);
 //! // ...and free from its deadline on, with no message from the server.
-//! assert_eq!(seat_state(false, Some(ServerMillis(62_000)), ServerMillis(62_000)), SeatState::Free);
+//! assert_eq!(seat_state(false, Some(ServerMillis(62_500)), ServerMillis(62_500)), SeatState::Free);
 //! ```
 
 pub mod clock;

@@ -1,5 +1,8 @@
 //! Runs natively and, through wasm-bindgen-test, in headless Chromium.
 
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
 #[cfg(target_arch = "wasm32")]
 use wasm_bindgen_test::wasm_bindgen_test as test;
 #[cfg(target_arch = "wasm32")]
@@ -95,7 +98,7 @@ fn api_md_show() -> ShowInput {
           "areas": [{"id": "standing", "name": "Standing", "capacity": 50}]
         }"#,
     )
-    .unwrap()
+    .expect("API.md's example parses")
 }
 
 #[test]
@@ -134,7 +137,8 @@ fn omitted_fields_take_the_documented_defaults() {
 
 #[test]
 fn invalid_shows_name_their_problem() {
-    let cases: [(&str, fn(&mut ShowInput)); 6] = [
+    type Case = (&'static str, fn(&mut ShowInput));
+    let cases: [Case; 6] = [
         ("id is required", |s| s.id = None),
         ("holdSeconds", |s| s.hold_seconds = Some(0)),
         ("latePolicy", |s| s.late_policy = Some("maybe".into())),

@@ -47,10 +47,10 @@ pub fn locked_wasm_bindgen_version() -> Result<String, String> {
         .map_err(|e| format!("reading Cargo.lock: {e}"))?;
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
-        if line == "name = \"wasm-bindgen\"" {
-            if let Some(version) = lines.next().and_then(|l| l.strip_prefix("version = \"")) {
-                return Ok(version.trim_end_matches('"').to_owned());
-            }
+        if line == "name = \"wasm-bindgen\""
+            && let Some(version) = lines.next().and_then(|l| l.strip_prefix("version = \""))
+        {
+            return Ok(version.trim_end_matches('"').to_owned());
         }
     }
     Err("Cargo.lock has no wasm-bindgen".into())

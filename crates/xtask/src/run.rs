@@ -148,7 +148,7 @@ pub fn test() -> Result<(), String> {
     step.done()?;
 
     let step = Step::start("native tests (seat-state, server, whole-system)");
-    let mut native = cargo(&["test", "--workspace"]);
+    let mut native = cargo(&["test"]);
     native
         .env("SEATHOLD_BIN", target_dir().join("debug").join("seathold"))
         .env("SEATHOLD_WEB_DIST", web_dist())
@@ -195,7 +195,6 @@ pub fn tidy() -> Result<(), String> {
     let step = Step::start("clippy (native and wasm32)");
     run_checked(&mut cargo(&[
         "clippy",
-        "--workspace",
         "--all-targets",
         "--",
         "-D",
