@@ -27,8 +27,7 @@ impl Browser {
     /// Starts ChromeDriver on a free port and opens a fresh headless profile.
     pub async fn start() -> anyhow::Result<Self> {
         let port = free_port()?;
-        let driver_path =
-            std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_owned());
+        let driver_path = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_owned());
         // Its own process group, so that drop can kill the Chromium it starts too.
         let driver = Command::new(&driver_path)
             .arg(format!("--port={port}"))
@@ -45,11 +44,7 @@ impl Browser {
                 return Err(error);
             }
         };
-        Ok(Self {
-            client,
-            driver,
-            _profile: profile,
-        })
+        Ok(Self { client, driver, _profile: profile })
     }
 
     async fn connect(port: u16, profile: &Path) -> anyhow::Result<Client> {
@@ -71,11 +66,10 @@ impl Browser {
         let url = format!("http://127.0.0.1:{port}");
         let deadline = Instant::now() + PATIENCE;
         loop {
-            let attempt =
-                ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
-                    .capabilities(capabilities.clone())
-                    .connect(&url)
-                    .await;
+            let attempt = ClientBuilder::new(hyper_util::client::legacy::connect::HttpConnector::new())
+                .capabilities(capabilities.clone())
+                .connect(&url)
+                .await;
             match attempt {
                 Ok(client) => return Ok(client),
                 // ChromeDriver takes a moment to listen; this waits for a condition, not a flaky result.
@@ -95,20 +89,14 @@ impl Browser {
             if self.client.execute(&wrapped, vec![]).await?.as_bool() == Some(true) {
                 return Ok(());
             }
-            anyhow::ensure!(
-                Instant::now() < deadline,
-                "timed out waiting for {what} ({script})"
-            );
+            anyhow::ensure!(Instant::now() < deadline, "timed out waiting for {what} ({script})");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 
     /// Evaluates a JS expression and returns its JSON value.
     pub async fn eval(&self, expression: &str) -> anyhow::Result<serde_json::Value> {
-        Ok(self
-            .client
-            .execute(&format!("return ({expression});"), vec![])
-            .await?)
+        Ok(self.client.execute(&format!("return ({expression});"), vec![]).await?)
     }
 
     /// Saves a PNG screenshot and returns its path.

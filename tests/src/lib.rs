@@ -32,13 +32,7 @@ pub fn screenshot_dir() -> PathBuf {
 fn required_path(variable: &str) -> anyhow::Result<PathBuf> {
     let path = std::env::var_os(variable)
         .map(PathBuf::from)
-        .ok_or_else(|| {
-            anyhow::anyhow!("{variable} is not set: run these tests through `cargo xtask test`")
-        })?;
-    anyhow::ensure!(
-        path.exists(),
-        "{variable}={} does not exist",
-        path.display()
-    );
+        .ok_or_else(|| anyhow::anyhow!("{variable} is not set: run these tests through `cargo xtask test`"))?;
+    anyhow::ensure!(path.exists(), "{variable}={} does not exist", path.display());
     Ok(path)
 }

@@ -27,14 +27,7 @@ impl Server {
         let database = format!("sqlite:{}", data_dir.path().join("seathold.db").display());
         let log = std::fs::File::create(data_dir.path().join("server.log"))?;
         let mut child = Command::new(&binary)
-            .args([
-                "serve",
-                "--addr",
-                "127.0.0.1:0",
-                "--demo",
-                "--database",
-                &database,
-            ])
+            .args(["serve", "--addr", "127.0.0.1:0", "--demo", "--database", &database])
             .arg("--web")
             .arg(&web)
             .args(extra)
@@ -56,11 +49,7 @@ impl Server {
         })
         .await
         .context("the server did not print `listening on` in time")??;
-        Ok(Self {
-            base_url,
-            child,
-            data_dir,
-        })
+        Ok(Self { base_url, child, data_dir })
     }
 
     /// The server's log so far, for failure messages.

@@ -7,37 +7,21 @@ async fn the_binary_serves_the_api_and_the_ui() -> anyhow::Result<()> {
     let server = Server::start(&[]).await?;
     let client = reqwest::Client::new();
 
-    let time = client
-        .get(format!("{}/api/time", server.base_url))
-        .send()
-        .await?;
+    let time = client.get(format!("{}/api/time", server.base_url)).send().await?;
     assert_eq!(time.status(), 200);
     let header: i64 = time.headers()["x-server-time"].to_str()?.parse()?;
     let body: serde_json::Value = time.json().await?;
     assert_eq!(body["serverTime"], header);
 
-    let seats: serde_json::Value = client
-        .get(format!("{}/api/shows/demo-theatre/seats", server.base_url))
-        .send()
-        .await?
-        .json()
-        .await?;
+    let seats: serde_json::Value =
+        client.get(format!("{}/api/shows/demo-theatre/seats", server.base_url)).send().await?.json().await?;
     assert_eq!(seats["seats"].as_array().map(Vec::len), Some(160));
 
-    let page = client
-        .get(format!("{}/shows/demo-theatre", server.base_url))
-        .send()
-        .await?;
+    let page = client.get(format!("{}/shows/demo-theatre", server.base_url)).send().await?;
     assert_eq!(page.status(), 200);
-    assert!(
-        page.text().await?.contains("<html"),
-        "client-side routes load the app"
-    );
+    assert!(page.text().await?.contains("<html"), "client-side routes load the app");
 
-    let missing = client
-        .get(format!("{}/api/nope", server.base_url))
-        .send()
-        .await?;
+    let missing = client.get(format!("{}/api/nope", server.base_url)).send().await?;
     assert_eq!(missing.status(), 404);
     let body: serde_json::Value = missing.json().await?;
     assert_eq!(body["error"], "not_found");

@@ -16,7 +16,9 @@ use seat_state::wire::ErrorBody;
 use crate::clock::Clock;
 use crate::error::{AppError, PendingError};
 use crate::extract::Now;
+use crate::metrics::{self, Metrics};
 use crate::routes;
+use crate::session::SessionCache;
 use crate::store::Store;
 
 /// Request bodies above this are refused, except on admin endpoints.
@@ -30,44 +32,42 @@ pub struct AppState {
     pub store: Arc<dyn Store>,
     pub clock: Clock,
     pub admin_token: Option<Arc<str>>,
+    pub sessions: Arc<SessionCache>,
+    pub metrics: Arc<Metrics>,
+}
+
+impl AppState {
+    /// State over `store` with empty caches and fresh metrics.
+    pub fn new(store: Arc<dyn Store>, clock: Clock, admin_token: Option<Arc<str>>) -> Self {
+        Self { store, clock, admin_token, sessions: Arc::default(), metrics: Arc::default() }
+    }
 }
 
 /// The whole application; `web_dist` serves the built UI at `/` when given.
 pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
+    let timed = middleware::from_fn_with_state(state.clone(), metrics::track_latency);
     let api = routes::router()
+        .route_layer(timed.clone())
         .fallback(|| async { AppError::NotFound })
         .layer(DefaultBodyLimit::max(BODY_LIMIT));
-    let mut app = Router::new()
-        .nest("/api", api)
-        .merge(routes::health::router());
+    let mut app = Router::new().nest("/api", api).merge(routes::health::router().route_layer(timed));
     app = match web_dist {
         // Client-side routes such as /shows/x load index.html; the app routes.
-        Some(dist) => app.fallback_service(
-            ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html"))),
-        ),
+        Some(dist) => app.fallback_service(ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")))),
         None => app.fallback(|| async { AppError::NotFound }),
     };
-    app.layer(middleware::from_fn_with_state(
-        state.clone(),
-        stamp_server_time,
-    ))
-    .layer(TraceLayer::new_for_http())
-    .with_state(state)
+    app.layer(middleware::from_fn_with_state(state.clone(), stamp_server_time))
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
 }
 
 /// Decides the request's one `now`, hands it to the handler, and stamps it on
 /// the answer: the `X-Server-Time` header and, for errors, the body.
-async fn stamp_server_time(
-    State(state): State<AppState>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+async fn stamp_server_time(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let now = state.clock.now();
     request.extensions_mut().insert(Now(now));
     let mut response = next.run(request).await;
-    if response.status() == StatusCode::METHOD_NOT_ALLOWED
-        && response.extensions().get::<PendingError>().is_none()
-    {
+    if response.status() == StatusCode::METHOD_NOT_ALLOWED && response.extensions().get::<PendingError>().is_none() {
         response = AppError::MethodNotAllowed.into_response();
     }
     if let Some(error) = response.extensions_mut().remove::<PendingError>() {
@@ -82,8 +82,6 @@ async fn stamp_server_time(
         };
         response = (status, Json(body)).into_response();
     }
-    response
-        .headers_mut()
-        .insert("x-server-time", HeaderValue::from(now.0));
+    response.headers_mut().insert("x-server-time", HeaderValue::from(now.0));
     response
 }

@@ -36,11 +36,7 @@ pub enum ShowCommand {
 #[derive(Debug, Clone, Args)]
 pub struct DatabaseArg {
     /// Where the data lives: `sqlite:PATH`.
-    #[arg(
-        long = "database",
-        env = "SEATHOLD_DATABASE",
-        default_value = "sqlite:seathold.db"
-    )]
+    #[arg(long = "database", env = "SEATHOLD_DATABASE", default_value = "sqlite:seathold.db")]
     pub url: String,
 }
 
@@ -57,6 +53,10 @@ pub struct ServeArgs {
     /// Create the demo show if it does not exist.
     #[arg(long)]
     pub demo: bool,
+    /// For testing only: shift the server clock by this many milliseconds so
+    /// that a browser's clock disagrees with the server's.
+    #[arg(long, env = "SEATHOLD_CLOCK_SKEW_MS", default_value_t = 0, allow_hyphen_values = true, hide = true)]
+    pub clock_skew_ms: i64,
     /// Bearer token for admin endpoints; without it they answer 403.
     #[arg(long, env = "SEATHOLD_ADMIN_TOKEN", hide_env_values = true)]
     pub admin_token: Option<String>,

@@ -16,11 +16,7 @@ pub fn theatre() -> Show {
         .enumerate()
         .flat_map(|(row_index, row)| {
             (1..=SEATS_PER_ROW).map(move |number| {
-                let aisle = if number > SEATS_PER_ROW / 2 {
-                    20.0
-                } else {
-                    0.0
-                };
+                let aisle = if number > SEATS_PER_ROW / 2 { 20.0 } else { 0.0 };
                 SeatDefinition {
                     id: format!("{row}{number}"),
                     x: f64::from(number - 1) * 30.0 + aisle,

@@ -18,9 +18,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Now {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, AppError> {
-        parts.extensions.get::<Now>().copied().ok_or_else(|| {
-            AppError::Internal(anyhow::anyhow!("server-time middleware is not installed"))
-        })
+        parts
+            .extensions
+            .get::<Now>()
+            .copied()
+            .ok_or_else(|| AppError::Internal(anyhow::anyhow!("server-time middleware is not installed")))
     }
 }
 
@@ -32,19 +34,15 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     type Rejection = AppError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, AppError> {
-        let bytes = Bytes::from_request(request, state)
-            .await
-            .map_err(|rejection| {
-                if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                    AppError::PayloadTooLarge
-                } else {
-                    AppError::BadRequest("the body could not be read".into())
-                }
-            })?;
+        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
+            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+                AppError::PayloadTooLarge
+            } else {
+                AppError::BadRequest("the body could not be read".into())
+            }
+        })?;
         serde_json::from_slice(&bytes)
             .map(ApiJson)
-            .map_err(|error| {
-                AppError::BadRequest(format!("expected JSON of the documented shape ({error})"))
-            })
+            .map_err(|error| AppError::BadRequest(format!("expected JSON of the documented shape ({error})")))
     }
 }

@@ -7,7 +7,9 @@ pub mod config;
 pub mod demo;
 pub mod error;
 pub mod extract;
+pub mod metrics;
 pub mod routes;
+pub mod session;
 pub mod store;
 pub mod telemetry;
 
@@ -28,14 +30,12 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => serve(args).await,
         Command::Show(ShowCommand::Create { file, database }) => {
-            let text = std::fs::read_to_string(&file)
-                .with_context(|| format!("reading {}", file.display()))?;
-            let input: ShowInput = serde_json::from_str(&text)
-                .with_context(|| format!("parsing {}", file.display()))?;
-            let show =
-                Show::parse(&input).with_context(|| format!("validating {}", file.display()))?;
+            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
+            let input: ShowInput =
+                serde_json::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
+            let show = Show::parse(&input).with_context(|| format!("validating {}", file.display()))?;
             let store = store::open(&database.url).await?;
-            match store.create_show(&show, Clock.now()).await? {
+            match store.create_show(&show, Clock::SYSTEM.now()).await? {
                 CreateShow::Created => println!("created show {}", show.id),
                 CreateShow::AlreadyThere => println!("show {} already exists, unchanged", show.id),
                 CreateShow::Conflict => {
@@ -49,26 +49,19 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = store::open(&args.database.url).await?;
+    let clock = Clock::skewed(args.clock_skew_ms);
     if args.demo {
-        let outcome = store.create_show(&demo::theatre(), Clock.now()).await?;
+        let outcome = store.create_show(&demo::theatre(), clock.now()).await?;
         tracing::info!(show = demo::DEMO_SHOW_ID, ?outcome, "demo show");
     }
-    let state = AppState {
-        store,
-        clock: Clock,
-        admin_token: args.admin_token.map(Arc::from),
-    };
+    let state = AppState::new(store, clock, args.admin_token.map(Arc::from));
     let app = app::router(state, args.web.as_deref());
-    let listener = tokio::net::TcpListener::bind(args.addr)
-        .await
-        .with_context(|| format!("binding {}", args.addr))?;
+    let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("binding {}", args.addr))?;
     let address = listener.local_addr()?;
     // Tests and scripts wait for this exact line on stdout.
     println!("listening on http://{address}");
     std::io::stdout().flush()?;
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown_signal())
-        .await?;
+    axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
     tracing::info!("stopped cleanly");
     Ok(())
 }

@@ -31,10 +31,9 @@ pub fn setup(purpose: For) -> Result<(), String> {
 
 fn wasm_target() -> Result<(), String> {
     let step = Step::start("wasm32 target");
-    if output_of(tool("rustup").args(["target", "list", "--installed"])).is_some_and(|list| {
-        list.lines()
-            .any(|line| line.trim() == "wasm32-unknown-unknown")
-    }) {
+    if output_of(tool("rustup").args(["target", "list", "--installed"]))
+        .is_some_and(|list| list.lines().any(|line| line.trim() == "wasm32-unknown-unknown"))
+    {
         return step.skip("already installed");
     }
     run_checked(tool("rustup").args(["target", "add", "wasm32-unknown-unknown"]))?;
@@ -43,8 +42,7 @@ fn wasm_target() -> Result<(), String> {
 
 /// The wasm-bindgen version Cargo.lock pins; the CLI must match it exactly.
 pub fn locked_wasm_bindgen_version() -> Result<String, String> {
-    let lock = std::fs::read_to_string(root().join("Cargo.lock"))
-        .map_err(|e| format!("reading Cargo.lock: {e}"))?;
+    let lock = std::fs::read_to_string(root().join("Cargo.lock")).map_err(|e| format!("reading Cargo.lock: {e}"))?;
     let mut lines = lock.lines();
     while let Some(line) = lines.next() {
         if line == "name = \"wasm-bindgen\""
@@ -106,8 +104,8 @@ pub fn tools_bin() -> PathBuf {
 fn npm_tools() -> Result<(), String> {
     let step = Step::start("npm tools (binaryen 132 for wasm-opt)");
     let dir = tools_dir();
-    let wanted = std::fs::read(root().join(".tools/package.json"))
-        .map_err(|e| format!("reading .tools/package.json: {e}"))?;
+    let wanted =
+        std::fs::read(root().join(".tools/package.json")).map_err(|e| format!("reading .tools/package.json: {e}"))?;
     let same_manifest = std::fs::read(dir.join("package.json")).is_ok_and(|have| have == wanted);
     let wasm_opt = output_of(tool(tools_bin().join("wasm-opt")).arg("--version"));
     if same_manifest && wasm_opt.is_some_and(|text| text.contains(WASM_OPT_VERSION)) {
@@ -115,14 +113,9 @@ fn npm_tools() -> Result<(), String> {
     }
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
     for file in ["package.json", "package-lock.json"] {
-        std::fs::copy(root().join(".tools").join(file), dir.join(file))
-            .map_err(|e| format!("copying {file}: {e}"))?;
+        std::fs::copy(root().join(".tools").join(file), dir.join(file)).map_err(|e| format!("copying {file}: {e}"))?;
     }
-    run_checked(
-        tool("npm")
-            .args(["ci", "--no-audit", "--no-fund"])
-            .current_dir(&dir),
-    )?;
+    run_checked(tool("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&dir))?;
     step.done()
 }
 
@@ -132,11 +125,7 @@ fn browser() -> Result<(), String> {
     if have("chromium") && have("chromedriver") {
         return step.skip("already installed");
     }
-    let sudo = if output_of(tool("id").arg("-u")).is_some_and(|uid| uid.trim() == "0") {
-        None
-    } else {
-        Some("sudo")
-    };
+    let sudo = if output_of(tool("id").arg("-u")).is_some_and(|uid| uid.trim() == "0") { None } else { Some("sudo") };
     let apt = |args: &[&str]| {
         let mut command = tool(sudo.unwrap_or("apt-get"));
         if sudo.is_some() {

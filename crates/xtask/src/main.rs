@@ -13,17 +13,13 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let (command, rest) = args
-        .split_first()
-        .map_or(("", &[][..]), |(first, rest)| (first.as_str(), rest));
+    let (command, rest) = args.split_first().map_or(("", &[][..]), |(first, rest)| (first.as_str(), rest));
     let outcome = match command {
         "serve" => run::serve(rest),
         "test" => run::test(),
-        "setup" => install::setup(if rest.iter().any(|a| a == "--test") {
-            install::For::Test
-        } else {
-            install::For::Serve
-        }),
+        "setup" => {
+            install::setup(if rest.iter().any(|a| a == "--test") { install::For::Test } else { install::For::Serve })
+        }
         "tidy" => run::tidy(),
         _ => {
             eprintln!("usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy>");

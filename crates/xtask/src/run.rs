@@ -10,9 +10,7 @@ use crate::wasm_imports;
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join("..")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
 }
 
 /// Cargo's target directory (honours `CARGO_TARGET_DIR`).
@@ -34,10 +32,7 @@ pub struct Step {
 impl Step {
     pub fn start(name: &str) -> Self {
         println!("==> {name}");
-        Self {
-            name: name.to_owned(),
-            started: Instant::now(),
-        }
+        Self { name: name.to_owned(), started: Instant::now() }
     }
 
     pub fn skip(self, why: &str) -> Result<(), String> {
@@ -46,11 +41,7 @@ impl Step {
     }
 
     pub fn done(self) -> Result<(), String> {
-        println!(
-            "    {}: done in {:.1} s",
-            self.name,
-            self.started.elapsed().as_secs_f64()
-        );
+        println!("    {}: done in {:.1} s", self.name, self.started.elapsed().as_secs_f64());
         Ok(())
     }
 }
@@ -58,36 +49,22 @@ impl Step {
 /// Trimmed stdout of a command that succeeded, or None.
 pub fn output_of(command: &mut Command) -> Option<String> {
     let output = command.output().ok()?;
-    output
-        .status
-        .success()
-        .then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+    output.status.success().then(|| String::from_utf8_lossy(&output.stdout).trim().to_owned())
 }
 
 /// Runs a command with inherited output; fails unless it succeeds.
 pub fn run_checked(command: &mut Command) -> Result<(), String> {
-    let status = command
-        .status()
-        .map_err(|e| format!("cannot start {:?}: {e}", command.get_program()))?;
-    if status.success() {
-        Ok(())
-    } else {
-        Err(format!("{command:?} failed: {status}"))
-    }
+    let status = command.status().map_err(|e| format!("cannot start {:?}: {e}", command.get_program()))?;
+    if status.success() { Ok(()) } else { Err(format!("{command:?} failed: {status}")) }
 }
 
 /// A command run at the workspace root with the npm tools and cargo's
 /// installed binaries first on PATH (CI shells may lack `~/.cargo/bin`).
 pub fn tool(program: impl AsRef<std::ffi::OsStr>) -> Command {
     let mut paths = vec![install::tools_bin(), install::cargo_bin()];
-    paths.extend(std::env::split_paths(
-        &std::env::var_os("PATH").unwrap_or_default(),
-    ));
+    paths.extend(std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()));
     let mut command = Command::new(program);
-    command.current_dir(root()).env(
-        "PATH",
-        std::env::join_paths(paths).unwrap_or_else(|_| OsString::new()),
-    );
+    command.current_dir(root()).env("PATH", std::env::join_paths(paths).unwrap_or_else(|_| OsString::new()));
     command
 }
 
@@ -108,24 +85,13 @@ pub fn serve(server_args: &[String]) -> Result<(), String> {
     install::setup(For::Serve)?;
     build_web()?;
     let step = Step::start("seathold serve (Ctrl-C stops it)");
-    let mut command = cargo(&[
-        "run",
-        "--release",
-        "--package",
-        "seathold-server",
-        "--bin",
-        "seathold",
-        "--",
-        "serve",
-        "--demo",
-    ]);
+    let mut command =
+        cargo(&["run", "--release", "--package", "seathold-server", "--bin", "seathold", "--", "serve", "--demo"]);
     command.arg("--web").arg(web_dist());
-    let names_database = server_args.iter().any(|a| a.starts_with("--database"))
-        || std::env::var_os("SEATHOLD_DATABASE").is_some();
+    let names_database =
+        server_args.iter().any(|a| a.starts_with("--database")) || std::env::var_os("SEATHOLD_DATABASE").is_some();
     if !names_database {
-        command
-            .arg("--database")
-            .arg(format!("sqlite:{}", root().join("seathold.db").display()));
+        command.arg("--database").arg(format!("sqlite:{}", root().join("seathold.db").display()));
     }
     run_checked(command.args(server_args))?;
     step.done()
@@ -138,13 +104,7 @@ pub fn test() -> Result<(), String> {
     build_web()?;
 
     let step = Step::start("seathold binary for whole-system tests");
-    run_checked(&mut cargo(&[
-        "build",
-        "--package",
-        "seathold-server",
-        "--bin",
-        "seathold",
-    ]))?;
+    run_checked(&mut cargo(&["build", "--package", "seathold-server", "--bin", "seathold"]))?;
     step.done()?;
 
     let step = Step::start("native tests (seat-state, server, whole-system)");
@@ -180,10 +140,7 @@ pub fn test() -> Result<(), String> {
         }
     }
     tidy()?;
-    println!(
-        "==> all tests passed in {:.0} s",
-        started.elapsed().as_secs_f64()
-    );
+    println!("==> all tests passed in {:.0} s", started.elapsed().as_secs_f64());
     Ok(())
 }
 
@@ -193,13 +150,7 @@ pub fn tidy() -> Result<(), String> {
     run_checked(&mut cargo(&["fmt", "--all", "--check"]))?;
     step.done()?;
     let step = Step::start("clippy (native and wasm32)");
-    run_checked(&mut cargo(&[
-        "clippy",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
+    run_checked(&mut cargo(&["clippy", "--all-targets", "--", "-D", "warnings"]))?;
     run_checked(&mut cargo(&[
         "clippy",
         "--target",

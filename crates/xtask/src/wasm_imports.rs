@@ -13,21 +13,13 @@ pub fn check_no_env_imports(dir: &Path) -> Result<(), String> {
         if path.extension().is_some_and(|ext| ext == "wasm") {
             let leaked = env_imports(&path)?;
             if !leaked.is_empty() {
-                return Err(format!(
-                    "{} imports from \"env\": {}",
-                    path.display(),
-                    leaked.join(", ")
-                ));
+                return Err(format!("{} imports from \"env\": {}", path.display(), leaked.join(", ")));
             }
             println!("    {}: no \"env\" imports", path.display());
             checked += 1;
         }
     }
-    if checked == 0 {
-        Err(format!("no .wasm in {}", dir.display()))
-    } else {
-        Ok(())
-    }
+    if checked == 0 { Err(format!("no .wasm in {}", dir.display())) } else { Ok(()) }
 }
 
 fn env_imports(path: &Path) -> Result<Vec<String>, String> {
@@ -38,11 +30,7 @@ fn env_imports(path: &Path) -> Result<Vec<String>, String> {
             for import in imports {
                 let import = import.map_err(|e| e.to_string())?;
                 if import.module == "env" {
-                    let kind = if matches!(import.ty, TypeRef::Func(_)) {
-                        "function"
-                    } else {
-                        "item"
-                    };
+                    let kind = if matches!(import.ty, TypeRef::Func(_)) { "function" } else { "item" };
                     leaked.push(format!("{kind} {}", import.name));
                 }
             }

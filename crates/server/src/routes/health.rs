@@ -1,4 +1,4 @@
-//! `GET /healthz`: 200 when the store answers.
+//! Operations: `GET /healthz` (200 when the store answers) and `GET /metrics`.
 
 use axum::Router;
 use axum::extract::State;
@@ -9,7 +9,7 @@ use crate::app::AppState;
 use crate::error::AppError;
 
 pub fn router() -> Router<AppState> {
-    Router::new().route("/healthz", get(healthz))
+    Router::new().route("/healthz", get(healthz)).route("/metrics", get(crate::metrics::metrics))
 }
 
 async fn healthz(State(state): State<AppState>) -> Result<StatusCode, AppError> {

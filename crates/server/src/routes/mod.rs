@@ -2,6 +2,7 @@
 
 pub mod health;
 pub mod seats;
+pub mod sessions;
 pub mod shows;
 pub mod time;
 
@@ -11,8 +12,5 @@ use crate::app::AppState;
 
 /// Everything under `/api`.
 pub fn router() -> Router<AppState> {
-    Router::new()
-        .merge(time::router())
-        .merge(shows::router())
-        .merge(seats::router())
+    Router::new().merge(time::router()).merge(shows::router()).merge(seats::router()).merge(sessions::router())
 }

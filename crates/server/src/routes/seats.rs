@@ -19,16 +19,6 @@ async fn seat_map(
     Now(now): Now,
     Path(show_id): Path<String>,
 ) -> Result<Json<SeatMap>, AppError> {
-    let facts = state
-        .store
-        .seat_map(&show_id)
-        .await?
-        .ok_or(AppError::UnknownShow)?;
-    Ok(Json(SeatMap {
-        show_id,
-        server_time: now.0,
-        version: facts.version,
-        seats: facts.seats,
-        areas: facts.areas,
-    }))
+    let facts = state.store.seat_map(&show_id).await?.ok_or(AppError::UnknownShow)?;
+    Ok(Json(SeatMap { show_id, server_time: now.0, version: facts.version, seats: facts.seats, areas: facts.areas }))
 }

@@ -19,20 +19,11 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/shows", get(list_shows))
         .route("/shows/{show_id}", get(get_show))
-        .route(
-            "/admin/shows",
-            post(create_show).layer(axum::extract::DefaultBodyLimit::max(ADMIN_BODY_LIMIT)),
-        )
+        .route("/admin/shows", post(create_show).layer(axum::extract::DefaultBodyLimit::max(ADMIN_BODY_LIMIT)))
 }
 
-async fn list_shows(
-    State(state): State<AppState>,
-    Now(now): Now,
-) -> Result<Json<ShowList>, AppError> {
-    Ok(Json(ShowList {
-        shows: state.store.list_shows().await?,
-        server_time: now.0,
-    }))
+async fn list_shows(State(state): State<AppState>, Now(now): Now) -> Result<Json<ShowList>, AppError> {
+    Ok(Json(ShowList { shows: state.store.list_shows().await?, server_time: now.0 }))
 }
 
 async fn get_show(
@@ -40,15 +31,8 @@ async fn get_show(
     Now(now): Now,
     Path(show_id): Path<String>,
 ) -> Result<Json<ShowBody>, AppError> {
-    let show = state
-        .store
-        .show(&show_id)
-        .await?
-        .ok_or(AppError::UnknownShow)?;
-    Ok(Json(ShowBody {
-        show: show.to_wire(),
-        server_time: now.0,
-    }))
+    let show = state.store.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
+    Ok(Json(ShowBody { show: show.to_wire(), server_time: now.0 }))
 }
 
 /// Proof that the request carries the admin token.
@@ -58,10 +42,7 @@ impl FromRequestParts<AppState> for Admin {
     type Rejection = AppError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
-        let expected = state
-            .admin_token
-            .as_deref()
-            .ok_or(AppError::AdminDisabled)?;
+        let expected = state.admin_token.as_deref().ok_or(AppError::AdminDisabled)?;
         let given = parts
             .headers
             .get(AUTHORIZATION)
@@ -88,11 +69,5 @@ async fn create_show(
         CreateShow::AlreadyThere => StatusCode::OK,
         CreateShow::Conflict => return Err(AppError::ShowExists),
     };
-    Ok((
-        status,
-        Json(ShowBody {
-            show: show.to_wire(),
-            server_time: now.0,
-        }),
-    ))
+    Ok((status, Json(ShowBody { show: show.to_wire(), server_time: now.0 })))
 }

@@ -42,16 +42,17 @@ pub trait Store: Send + Sync + 'static {
     async fn list_shows(&self) -> anyhow::Result<Vec<ShowSummary>>;
     /// One show's definition.
     async fn show(&self, show_id: &str) -> anyhow::Result<Option<Show>>;
+    /// Records a session: the hash of its token and its public holder id.
+    async fn create_session(&self, token_sha256: &str, holder_id: &str, now: ServerMillis) -> anyhow::Result<()>;
+    /// The holder id of the session whose token has this hash.
+    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>>;
     /// One show's seat and area facts, in definition order.
     async fn seat_map(&self, show_id: &str) -> anyhow::Result<Option<SeatMapFacts>>;
 }
 
 /// Opens the store a `--database` URL names, migrated to the current schema.
 pub async fn open(url: &str) -> anyhow::Result<std::sync::Arc<dyn Store>> {
-    if let Some(path) = url
-        .strip_prefix("sqlite://")
-        .or_else(|| url.strip_prefix("sqlite:"))
-    {
+    if let Some(path) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")) {
         return Ok(std::sync::Arc::new(SqliteStore::open(path).await?));
     }
     anyhow::bail!("unsupported --database {url:?}: expected sqlite:PATH")

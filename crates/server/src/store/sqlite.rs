@@ -17,7 +17,10 @@ use seat_state::{ServerMillis, Show};
 use super::{CreateShow, SeatMapFacts, Store};
 
 fn migrations() -> Migrations<'static> {
-    Migrations::new(vec![M::up(include_str!("../../migrations/0001_shows.sql"))])
+    Migrations::new(vec![
+        M::up(include_str!("../../migrations/0001_shows.sql")),
+        M::up(include_str!("../../migrations/0002_sessions.sql")),
+    ])
 }
 
 /// A SQLite database file in WAL mode, fsynced on every commit.
@@ -31,18 +34,14 @@ impl SqliteStore {
     pub async fn open(path: impl AsRef<Path>) -> anyhow::Result<Self> {
         let path = path.as_ref().to_owned();
         tokio::task::spawn_blocking(move || {
-            let mut connection = Connection::open(&path)
-                .with_context(|| format!("opening SQLite database {}", path.display()))?;
+            let mut connection =
+                Connection::open(&path).with_context(|| format!("opening SQLite database {}", path.display()))?;
             connection.pragma_update(None, "journal_mode", "WAL")?;
             connection.pragma_update(None, "synchronous", "FULL")?;
             connection.pragma_update(None, "foreign_keys", "ON")?;
             connection.busy_timeout(std::time::Duration::from_secs(5))?;
-            migrations()
-                .to_latest(&mut connection)
-                .context("migrating the SQLite database")?;
-            Ok(Self {
-                connection: Arc::new(Mutex::new(connection)),
-            })
+            migrations().to_latest(&mut connection).context("migrating the SQLite database")?;
+            Ok(Self { connection: Arc::new(Mutex::new(connection)) })
         })
         .await?
     }
@@ -54,9 +53,7 @@ impl SqliteStore {
     ) -> anyhow::Result<T> {
         let connection = Arc::clone(&self.connection);
         tokio::task::spawn_blocking(move || {
-            let mut guard = connection
-                .lock()
-                .map_err(|_| anyhow::anyhow!("SQLite connection lock poisoned"))?;
+            let mut guard = connection.lock().map_err(|_| anyhow::anyhow!("SQLite connection lock poisoned"))?;
             work(&mut guard)
         })
         .await?
@@ -64,18 +61,12 @@ impl SqliteStore {
 }
 
 fn load_show(connection: &Connection, show_id: &str) -> anyhow::Result<Option<Show>> {
-    let definition: Option<String> = connection
-        .query_row(
-            "SELECT definition FROM shows WHERE id = ?1",
-            [show_id],
-            |row| row.get(0),
-        )
-        .optional()?;
+    let definition: Option<String> =
+        connection.query_row("SELECT definition FROM shows WHERE id = ?1", [show_id], |row| row.get(0)).optional()?;
     definition
         .map(|json| {
             let input: ShowInput = serde_json::from_str(&json)?;
-            Show::parse(&input)
-                .with_context(|| format!("stored show {show_id} no longer validates"))
+            Show::parse(&input).with_context(|| format!("stored show {show_id} no longer validates"))
         })
         .transpose()
 }
@@ -83,8 +74,7 @@ fn load_show(connection: &Connection, show_id: &str) -> anyhow::Result<Option<Sh
 #[async_trait]
 impl Store for SqliteStore {
     async fn ping(&self) -> anyhow::Result<()> {
-        self.with(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?))
-            .await
+        self.with(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?)).await
     }
 
     async fn create_show(&self, show: &Show, now: ServerMillis) -> anyhow::Result<CreateShow> {
@@ -100,8 +90,8 @@ impl Store for SqliteStore {
                 params![show.id.as_str(), show.name, definition, now.0],
             )?;
             {
-                let mut insert_seat = transaction
-                    .prepare("INSERT INTO seats (show_id, seat_id, position) VALUES (?1, ?2, ?3)")?;
+                let mut insert_seat =
+                    transaction.prepare("INSERT INTO seats (show_id, seat_id, position) VALUES (?1, ?2, ?3)")?;
                 for (position, seat) in show.seats.iter().enumerate() {
                     insert_seat.execute(params![show.id.as_str(), seat.id.as_str(), position])?;
                 }
@@ -126,12 +116,7 @@ impl Store for SqliteStore {
                  FROM shows ORDER BY created_at, id",
             )?;
             let rows = statement.query_map([], |row| {
-                Ok(ShowSummary {
-                    id: row.get(0)?,
-                    name: row.get(1)?,
-                    seat_count: row.get(2)?,
-                    area_count: row.get(3)?,
-                })
+                Ok(ShowSummary { id: row.get(0)?, name: row.get(1)?, seat_count: row.get(2)?, area_count: row.get(3)? })
             })?;
             Ok(rows.collect::<Result<_, _>>()?)
         })
@@ -140,8 +125,29 @@ impl Store for SqliteStore {
 
     async fn show(&self, show_id: &str) -> anyhow::Result<Option<Show>> {
         let show_id = show_id.to_owned();
-        self.with(move |connection| load_show(connection, &show_id))
-            .await
+        self.with(move |connection| load_show(connection, &show_id)).await
+    }
+
+    async fn create_session(&self, token_sha256: &str, holder_id: &str, now: ServerMillis) -> anyhow::Result<()> {
+        let (hash, holder) = (token_sha256.to_owned(), holder_id.to_owned());
+        self.with(move |connection| {
+            connection.execute(
+                "INSERT INTO sessions (token_sha256, holder_id, created_at) VALUES (?1, ?2, ?3)",
+                params![hash, holder, now.0],
+            )?;
+            Ok(())
+        })
+        .await
+    }
+
+    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>> {
+        let hash = token_sha256.to_owned();
+        self.with(move |connection| {
+            Ok(connection
+                .query_row("SELECT holder_id FROM sessions WHERE token_sha256 = ?1", [hash], |row| row.get(0))
+                .optional()?)
+        })
+        .await
     }
 
     async fn seat_map(&self, show_id: &str) -> anyhow::Result<Option<SeatMapFacts>> {

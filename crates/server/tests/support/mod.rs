@@ -26,68 +26,39 @@ pub struct TestApp {
 pub struct Answer {
     pub status: StatusCode,
     pub server_time_header: Option<i64>,
+    pub headers: axum::http::HeaderMap,
     pub body: Value,
 }
 
 impl TestApp {
     pub async fn new(admin_token: Option<&str>) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
-        let store = SqliteStore::open(dir.path().join("test.db"))
-            .await
-            .expect("open store");
-        let state = AppState {
-            store: Arc::new(store),
-            clock: Clock,
-            admin_token: admin_token.map(Arc::from),
-        };
-        Self {
-            router: router(state, None),
-            _dir: dir,
-        }
+        let store = SqliteStore::open(dir.path().join("test.db")).await.expect("open store");
+        let state = AppState::new(Arc::new(store), Clock::SYSTEM, admin_token.map(Arc::from));
+        Self { router: router(state, None), _dir: dir }
     }
 
     pub async fn send(&self, request: Request<Body>) -> Answer {
-        let response = self
-            .router
-            .clone()
-            .oneshot(request)
-            .await
-            .expect("infallible");
+        let response = self.router.clone().oneshot(request).await.expect("infallible");
         let status = response.status();
-        let server_time_header = response
-            .headers()
-            .get("x-server-time")
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.parse().ok());
-        let bytes = response
-            .into_body()
-            .collect()
-            .await
-            .expect("body")
-            .to_bytes();
+        let server_time_header =
+            response.headers().get("x-server-time").and_then(|v| v.to_str().ok()).and_then(|v| v.parse().ok());
+        let headers = response.headers().clone();
+        let bytes = response.into_body().collect().await.expect("body").to_bytes();
         let body = if bytes.is_empty() {
             Value::Null
         } else {
-            serde_json::from_slice(&bytes).expect("JSON body")
+            serde_json::from_slice(&bytes)
+                .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&bytes).into_owned()))
         };
-        Answer {
-            status,
-            server_time_header,
-            body,
-        }
+        Answer { status, server_time_header, headers, body }
     }
 
     pub async fn get(&self, path: &str) -> Answer {
-        self.send(Request::get(path).body(Body::empty()).expect("request"))
-            .await
+        self.send(Request::get(path).body(Body::empty()).expect("request")).await
     }
 
-    pub async fn post_admin(
-        &self,
-        path: &str,
-        token: Option<&str>,
-        body: impl Into<Body>,
-    ) -> Answer {
+    pub async fn post_admin(&self, path: &str, token: Option<&str>, body: impl Into<Body>) -> Answer {
         let mut request = Request::post(path).header("content-type", "application/json");
         if let Some(token) = token {
             request = request.header("authorization", format!("Bearer {token}"));
@@ -96,8 +67,7 @@ impl TestApp {
     }
 
     pub async fn create_show(&self, show: &Value) -> Answer {
-        self.post_admin("/api/admin/shows", Some(ADMIN_TOKEN), show.to_string())
-            .await
+        self.post_admin("/api/admin/shows", Some(ADMIN_TOKEN), show.to_string()).await
     }
 }
 
@@ -105,15 +75,6 @@ impl TestApp {
 pub fn assert_error(answer: &Answer, status: u16, code: &str) {
     assert_eq!(answer.status.as_u16(), status, "{answer:?}");
     assert_eq!(answer.body["error"], code, "{answer:?}");
-    assert!(
-        answer.body["message"]
-            .as_str()
-            .is_some_and(|m| !m.is_empty()),
-        "{answer:?}"
-    );
-    assert_eq!(
-        answer.body["serverTime"].as_i64(),
-        answer.server_time_header,
-        "{answer:?}"
-    );
+    assert!(answer.body["message"].as_str().is_some_and(|m| !m.is_empty()), "{answer:?}");
+    assert_eq!(answer.body["serverTime"].as_i64(), answer.server_time_header, "{answer:?}");
 }

@@ -1,0 +1,92 @@
+//! Prometheus metrics: what operators watch (conversion, expiry, conflicts,
+//! latency), rendered as text at `GET /metrics`.
+
+use std::time::Instant;
+
+use axum::extract::{MatchedPath, Request, State};
+use axum::http::header::CONTENT_TYPE;
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+use crate::app::AppState;
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct RouteLabels {
+    method: String,
+    route: String,
+    status: u16,
+}
+
+/// Every metric the server keeps.
+pub struct Metrics {
+    registry: Registry,
+    pub holds_created: Counter,
+    pub holds_confirmed: Counter,
+    pub holds_expired: Counter,
+    pub holds_released: Counter,
+    pub hold_conflicts: Counter,
+    requests: Family<RouteLabels, Histogram>,
+}
+
+impl Default for Metrics {
+    fn default() -> Self {
+        let mut registry = Registry::default();
+        let holds_created = Counter::default();
+        let holds_confirmed = Counter::default();
+        let holds_expired = Counter::default();
+        let holds_released = Counter::default();
+        let hold_conflicts = Counter::default();
+        // 0.1 ms … ~3 s.
+        let requests = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
+            Histogram::new(exponential_buckets(0.0001, 2.0, 16))
+        });
+        registry.register("seathold_holds_created", "Holds created", holds_created.clone());
+        registry.register("seathold_holds_confirmed", "Holds confirmed (sold)", holds_confirmed.clone());
+        registry.register(
+            "seathold_holds_expired",
+            "Holds that reached their deadline unconfirmed",
+            holds_expired.clone(),
+        );
+        registry.register("seathold_holds_released", "Holds released by their holder", holds_released.clone());
+        registry.register(
+            "seathold_hold_conflicts",
+            "Hold requests refused because places were taken",
+            hold_conflicts.clone(),
+        );
+        registry.register("seathold_http_request_duration_seconds", "HTTP request latency", requests.clone());
+        Self { registry, holds_created, holds_confirmed, holds_expired, holds_released, hold_conflicts, requests }
+    }
+}
+
+impl Metrics {
+    /// The Prometheus text exposition.
+    pub fn render(&self) -> String {
+        let mut text = String::new();
+        if let Err(error) = prometheus_client::encoding::text::encode(&mut text, &self.registry) {
+            tracing::error!(%error, "encoding metrics");
+        }
+        text
+    }
+}
+
+/// Times every request by its route pattern (not its raw path, which would
+/// give one series per show and hold).
+pub async fn track_latency(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let started = Instant::now();
+    let method = request.method().to_string();
+    let route = request.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str).to_owned();
+    let response = next.run(request).await;
+    let labels = RouteLabels { method, route, status: response.status().as_u16() };
+    state.metrics.requests.get_or_create(&labels).observe(started.elapsed().as_secs_f64());
+    response
+}
+
+/// `GET /metrics`.
+pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
+    ([(CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], state.metrics.render())
+}

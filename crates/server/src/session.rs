@@ -1,0 +1,103 @@
+//! Customer sessions: a random bearer token (or HttpOnly cookie) that maps
+//! to a public holder id.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use axum::extract::FromRequestParts;
+use axum::http::header::{AUTHORIZATION, COOKIE};
+use axum::http::request::Parts;
+use sha2::{Digest, Sha256};
+
+use crate::app::AppState;
+use crate::error::AppError;
+
+/// The cookie that carries the token for browsers.
+pub const COOKIE_NAME: &str = "seathold_session";
+
+/// A new secret token (256 random bits) and a public holder id (64 bits).
+pub fn new_credentials() -> anyhow::Result<(String, String)> {
+    let mut secret = [0u8; 32];
+    let mut public = [0u8; 8];
+    getrandom::fill(&mut secret).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+    getrandom::fill(&mut public).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+    Ok((hex::encode(secret), format!("h-{}", hex::encode(public))))
+}
+
+/// What is stored instead of the token.
+pub fn token_hash(token: &str) -> String {
+    hex::encode(Sha256::digest(token.as_bytes()))
+}
+
+/// Known sessions by token hash, in front of the store (sessions never change).
+#[derive(Default)]
+pub struct SessionCache {
+    holders: RwLock<HashMap<String, Arc<str>>>,
+}
+
+impl SessionCache {
+    pub fn remember(&self, hash: String, holder: Arc<str>) {
+        if let Ok(mut holders) = self.holders.write() {
+            holders.insert(hash, holder);
+        }
+    }
+
+    fn get(&self, hash: &str) -> Option<Arc<str>> {
+        self.holders.read().ok()?.get(hash).cloned()
+    }
+}
+
+/// The token a request carries: the bearer header first, else the cookie.
+fn presented_token(parts: &Parts) -> Option<&str> {
+    let bearer = parts
+        .headers
+        .get(AUTHORIZATION)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.strip_prefix("Bearer "));
+    bearer.or_else(|| {
+        parts
+            .headers
+            .get_all(COOKIE)
+            .iter()
+            .filter_map(|value| value.to_str().ok())
+            .flat_map(|header| header.split(';'))
+            .find_map(|pair| pair.trim().strip_prefix(COOKIE_NAME)?.strip_prefix('='))
+    })
+}
+
+async fn resolve(parts: &Parts, state: &AppState) -> Result<Option<Arc<str>>, AppError> {
+    let Some(token) = presented_token(parts) else { return Ok(None) };
+    let hash = token_hash(token.trim());
+    if let Some(holder) = state.sessions.get(&hash) {
+        return Ok(Some(holder));
+    }
+    let holder = state.store.session_holder(&hash).await?.map(Arc::<str>::from);
+    if let Some(holder) = &holder {
+        state.sessions.remember(hash, Arc::clone(holder));
+    }
+    Ok(holder)
+}
+
+/// The caller's holder id; missing or unknown token → 401.
+#[derive(Debug, Clone)]
+pub struct Session(pub Arc<str>);
+
+impl FromRequestParts<AppState> for Session {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+        resolve(parts, state).await?.map(Session).ok_or(AppError::Unauthorized)
+    }
+}
+
+/// The caller's holder id where a session is optional; unknown tokens are ignored.
+#[derive(Debug, Clone)]
+pub struct MaybeSession(pub Option<Arc<str>>);
+
+impl FromRequestParts<AppState> for MaybeSession {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, AppError> {
+        resolve(parts, state).await.map(MaybeSession)
+    }
+}
