@@ -15,23 +15,14 @@ pub struct InvalidId {
 
 impl fmt::Display for InvalidId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} {:?} is invalid: it must be {}",
-            self.kind, self.value, self.rule
-        )
+        write!(f, "{} {:?} is invalid: it must be {}", self.kind, self.value, self.rule)
     }
 }
 
 impl std::error::Error for InvalidId {}
 
 /// Checks `value` against `[first][rest]{min_rest,max_rest}`.
-fn matches(
-    value: &str,
-    first: fn(char) -> bool,
-    rest: fn(char) -> bool,
-    len: (usize, usize),
-) -> bool {
+fn matches(value: &str, first: fn(char) -> bool, rest: fn(char) -> bool, len: (usize, usize)) -> bool {
     let mut chars = value.chars();
     let count = value.chars().count();
     (len.0..=len.1).contains(&count) && chars.next().is_some_and(first) && chars.all(rest)
@@ -59,6 +50,14 @@ macro_rules! id_type {
 
             /// The identifier as text.
             pub fn as_str(&self) -> &str {
+                &self.0
+            }
+        }
+
+        /// Lets maps keyed by this id be searched with a plain `&str`
+        /// (equality and order are the string's).
+        impl std::borrow::Borrow<str> for $name {
+            fn borrow(&self) -> &str {
                 &self.0
             }
         }

@@ -30,11 +30,7 @@ impl SeatState {
 
 /// Derives a seat's state: sold wins; a hold counts while its deadline is
 /// strictly after `now` (a deadline at or before `now` is gone).
-pub fn seat_state(
-    sold: bool,
-    hold_expires_at: Option<ServerMillis>,
-    now: ServerMillis,
-) -> SeatState {
+pub fn seat_state(sold: bool, hold_expires_at: Option<ServerMillis>, now: ServerMillis) -> SeatState {
     if sold {
         SeatState::Sold
     } else if hold_expires_at.is_some_and(|deadline| deadline > now) {

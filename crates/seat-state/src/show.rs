@@ -92,13 +92,7 @@ impl std::error::Error for InvalidShow {}
 /// Longest hold, extension or similar duration accepted: one week.
 const MAX_SECONDS: i64 = 7 * 24 * 3600;
 
-fn bounded(
-    field: &str,
-    value: Option<i64>,
-    default: u32,
-    min: i64,
-    max: i64,
-) -> Result<u32, InvalidShow> {
+fn bounded(field: &str, value: Option<i64>, default: u32, min: i64, max: i64) -> Result<u32, InvalidShow> {
     let Some(value) = value else {
         return Ok(default);
     };
@@ -106,24 +100,16 @@ fn bounded(
         // In range of u32 because max is.
         Ok(u32::try_from(value).unwrap_or(default))
     } else {
-        Err(InvalidShow(format!(
-            "{field} must be between {min} and {max}, not {value}"
-        )))
+        Err(InvalidShow(format!("{field} must be between {min} and {max}, not {value}")))
     }
 }
 
 impl Show {
     /// Validates an admin's definition and fills in defaults.
     pub fn parse(input: &wire::ShowInput) -> Result<Self, InvalidShow> {
-        let id = input
-            .id
-            .as_deref()
-            .ok_or_else(|| InvalidShow("id is required".into()))?;
+        let id = input.id.as_deref().ok_or_else(|| InvalidShow("id is required".into()))?;
         let id = ShowId::parse(id).map_err(|e| InvalidShow(e.to_string()))?;
-        let name = input
-            .name
-            .as_deref()
-            .ok_or_else(|| InvalidShow("name is required".into()))?;
+        let name = input.name.as_deref().ok_or_else(|| InvalidShow("name is required".into()))?;
         if name.trim().is_empty() {
             return Err(InvalidShow("name must not be empty".into()));
         }
@@ -132,19 +118,11 @@ impl Show {
             None | Some("reject") => LatePolicy::Reject,
             Some("honorIfFree") => LatePolicy::HonorIfFree,
             Some(other) => {
-                return Err(InvalidShow(format!(
-                    "latePolicy must be \"reject\" or \"honorIfFree\", not {other:?}"
-                )));
+                return Err(InvalidShow(format!("latePolicy must be \"reject\" or \"honorIfFree\", not {other:?}")));
             }
         };
         let rules = HoldRules {
-            hold_seconds: bounded(
-                "holdSeconds",
-                input.hold_seconds,
-                defaults.hold_seconds,
-                1,
-                MAX_SECONDS,
-            )?,
+            hold_seconds: bounded("holdSeconds", input.hold_seconds, defaults.hold_seconds, 1, MAX_SECONDS)?,
             extension_seconds: bounded(
                 "extensionSeconds",
                 input.extension_seconds,
@@ -152,13 +130,7 @@ impl Show {
                 1,
                 MAX_SECONDS,
             )?,
-            max_extensions: bounded(
-                "maxExtensions",
-                input.max_extensions,
-                defaults.max_extensions,
-                0,
-                1000,
-            )?,
+            max_extensions: bounded("maxExtensions", input.max_extensions, defaults.max_extensions, 0, 1000)?,
             max_seats_per_hold: bounded(
                 "maxSeatsPerHold",
                 input.max_seats_per_hold,
@@ -175,10 +147,7 @@ impl Show {
             )?,
             late_policy,
         };
-        let seat_inputs = input
-            .seats
-            .as_deref()
-            .ok_or_else(|| InvalidShow("seats is required".into()))?;
+        let seat_inputs = input.seats.as_deref().ok_or_else(|| InvalidShow("seats is required".into()))?;
         let area_inputs = input.areas.as_deref().unwrap_or_default();
         if seat_inputs.is_empty() && area_inputs.is_empty() {
             return Err(InvalidShow("a show needs at least one seat or area".into()));
@@ -189,19 +158,14 @@ impl Show {
             if seen.insert(place.clone()) {
                 Ok(place)
             } else {
-                Err(InvalidShow(format!(
-                    "id {raw:?} is used twice among seats and areas"
-                )))
+                Err(InvalidShow(format!("id {raw:?} is used twice among seats and areas")))
             }
         };
         let seats = seat_inputs
             .iter()
             .map(|seat| {
                 if !(seat.x.is_finite() && seat.y.is_finite()) {
-                    return Err(InvalidShow(format!(
-                        "seat {:?} needs finite x and y",
-                        seat.id
-                    )));
+                    return Err(InvalidShow(format!("seat {:?} needs finite x and y", seat.id)));
                 }
                 Ok(Seat {
                     id: unique(&seat.id)?,
@@ -218,23 +182,11 @@ impl Show {
                 let capacity = u32::try_from(area.capacity)
                     .ok()
                     .filter(|c| *c >= 1)
-                    .ok_or_else(|| {
-                        InvalidShow(format!("area {:?} needs a capacity of at least 1", area.id))
-                    })?;
-                Ok(Area {
-                    id: unique(&area.id)?,
-                    name: area.name.clone(),
-                    capacity,
-                })
+                    .ok_or_else(|| InvalidShow(format!("area {:?} needs a capacity of at least 1", area.id)))?;
+                Ok(Area { id: unique(&area.id)?, name: area.name.clone(), capacity })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Self {
-            id,
-            name: name.to_owned(),
-            rules,
-            seats,
-            areas,
-        })
+        Ok(Self { id, name: name.to_owned(), rules, seats, areas })
     }
 
     /// The complete definition as sent on the wire.

@@ -10,30 +10,21 @@ wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use seat_state::wire::{SeatMap, ShowInput};
 use seat_state::{
-    ClockOffset, ClockSample, HoldId, LatePolicy, LocalMillis, PlaceId, SeatState, ServerMillis,
-    Show, ShowId, seat_state,
+    ClockOffset, ClockSample, HoldId, LatePolicy, LocalMillis, PlaceId, SeatState, ServerMillis, Show, ShowId,
+    seat_state,
 };
 
 #[test]
 fn a_hold_counts_until_its_deadline_and_not_at_it() {
     let deadline = Some(ServerMillis(10_000));
-    assert_eq!(
-        seat_state(false, deadline, ServerMillis(9_999)),
-        SeatState::Held
-    );
-    assert_eq!(
-        seat_state(false, deadline, ServerMillis(10_000)),
-        SeatState::Free
-    );
+    assert_eq!(seat_state(false, deadline, ServerMillis(9_999)), SeatState::Held);
+    assert_eq!(seat_state(false, deadline, ServerMillis(10_000)), SeatState::Free);
     assert_eq!(seat_state(false, None, ServerMillis(0)), SeatState::Free);
 }
 
 #[test]
 fn sold_wins_over_any_hold() {
-    assert_eq!(
-        seat_state(true, Some(ServerMillis(10_000)), ServerMillis(0)),
-        SeatState::Sold
-    );
+    assert_eq!(seat_state(true, Some(ServerMillis(10_000)), ServerMillis(0)), SeatState::Sold);
     assert_eq!(seat_state(true, None, ServerMillis(0)), SeatState::Sold);
 }
 
@@ -116,22 +107,11 @@ fn api_md_show_example_parses_and_round_trips() {
 
 #[test]
 fn omitted_fields_take_the_documented_defaults() {
-    let minimal: ShowInput = serde_json::from_str(
-        r#"{"id": "s1", "name": "Show", "seats": [{"id": "A1", "x": 0, "y": 0}]}"#,
-    )
-    .unwrap();
+    let minimal: ShowInput =
+        serde_json::from_str(r#"{"id": "s1", "name": "Show", "seats": [{"id": "A1", "x": 0, "y": 0}]}"#).unwrap();
     let show = Show::parse(&minimal).unwrap();
-    assert_eq!(
-        show,
-        Show {
-            rules: Default::default(),
-            ..show.clone()
-        }
-    );
-    assert_eq!(
-        (show.rules.hold_seconds, show.rules.max_extensions),
-        (600, 2)
-    );
+    assert_eq!(show, Show { rules: Default::default(), ..show.clone() });
+    assert_eq!((show.rules.hold_seconds, show.rules.max_extensions), (600, 2));
     assert_eq!(show.seats[0].label, "A1");
 }
 
@@ -142,9 +122,7 @@ fn invalid_shows_name_their_problem() {
         ("id is required", |s| s.id = None),
         ("holdSeconds", |s| s.hold_seconds = Some(0)),
         ("latePolicy", |s| s.late_policy = Some("maybe".into())),
-        ("used twice", |s| {
-            s.areas.as_mut().unwrap()[0].id = "B7".into()
-        }),
+        ("used twice", |s| s.areas.as_mut().unwrap()[0].id = "B7".into()),
         ("capacity", |s| s.areas.as_mut().unwrap()[0].capacity = 0),
         ("at least one seat or area", |s| {
             s.seats = Some(vec![]);
@@ -170,8 +148,5 @@ fn api_md_seat_map_example_round_trips() {
     let map: SeatMap = serde_json::from_str(text).unwrap();
     assert_eq!(map.seats[0].hold_expires_at, Some(1_764_460_300_000));
     let back: serde_json::Value = serde_json::to_value(&map).unwrap();
-    assert_eq!(
-        back,
-        serde_json::from_str::<serde_json::Value>(text).unwrap()
-    );
+    assert_eq!(back, serde_json::from_str::<serde_json::Value>(text).unwrap());
 }

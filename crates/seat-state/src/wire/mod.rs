@@ -4,7 +4,11 @@
 //! epoch milliseconds. They hold unchecked data; `crate::show` parses them
 //! into domain types.
 
+mod hold;
+
 use serde::{Deserialize, Serialize};
+
+pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 
 /// A seat in a show definition, as sent by an admin or returned by the server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -137,6 +141,20 @@ pub struct SeatMap {
     pub server_time: i64,
     pub version: i64,
     pub seats: Vec<SeatFact>,
+    pub areas: Vec<AreaFact>,
+}
+
+/// A `change` event's data: the public facts of every seat and area one
+/// change touched (`mine` omitted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeEvent {
+    /// The show's version after this change; also the event's `id`.
+    pub version: i64,
+    pub server_time: i64,
+    #[serde(default)]
+    pub seats: Vec<SeatFact>,
+    #[serde(default)]
     pub areas: Vec<AreaFact>,
 }
 

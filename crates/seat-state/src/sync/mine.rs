@@ -1,0 +1,136 @@
+//! The browser's own holds: which seats they claim, and their countdowns.
+
+use std::collections::BTreeMap;
+
+use crate::countdown::{CountdownView, SteadyCountdown};
+use crate::hold::HoldStatus;
+use crate::seat::SeatState;
+use crate::time::ServerMillis;
+use crate::wire;
+
+/// What one of my holds says about a seat.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Claim {
+    Held(ServerMillis),
+    Sold,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct MyHold {
+    body: wire::HoldBody,
+    status: HoldStatus,
+    steady: SteadyCountdown,
+    countdown: Option<CountdownView>,
+}
+
+/// One of my holds as it looks now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MyHoldView<'a> {
+    /// The hold as the server last answered it.
+    pub hold: &'a wire::HoldBody,
+    /// Its status now: a `HELD` hold past its deadline is `Expired`.
+    pub status: HoldStatus,
+    /// The buffered countdown, while it is `Held`.
+    pub countdown: Option<&'a CountdownView>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct MyHolds {
+    /// Newest (first seen) first.
+    holds: Vec<MyHold>,
+    claims: BTreeMap<String, Claim>,
+}
+
+impl MyHolds {
+    /// Takes newer answers about my holds (an older `serverTime` than known
+    /// is ignored) and returns the seats whose claim may have changed.
+    /// O(my holds · my seats · log).
+    pub fn upsert(&mut self, bodies: Vec<wire::HoldBody>) -> Vec<String> {
+        let mut touched: Vec<String> = self.claims.keys().cloned().collect();
+        for body in bodies {
+            match self.holds.iter_mut().find(|h| h.body.hold_id == body.hold_id) {
+                Some(known) if known.body.server_time > body.server_time => {}
+                Some(known) => known.body = body,
+                None => self.holds.insert(
+                    0,
+                    MyHold { body, status: HoldStatus::Held, steady: SteadyCountdown::default(), countdown: None },
+                ),
+            }
+        }
+        self.claims.clear();
+        for hold in &self.holds {
+            let claim = match HoldStatus::parse(&hold.body.status) {
+                Some(HoldStatus::Held) => Claim::Held(ServerMillis(hold.body.expires_at)),
+                Some(HoldStatus::Confirmed) => Claim::Sold,
+                _ => continue,
+            };
+            for seat in &hold.body.seats {
+                let entry = self.claims.entry(seat.clone()).or_insert(claim);
+                *entry = match (*entry, claim) {
+                    (Claim::Held(a), Claim::Held(b)) => Claim::Held(a.max(b)),
+                    _ => Claim::Sold,
+                };
+            }
+        }
+        touched.extend(self.claims.keys().cloned());
+        touched
+    }
+
+    /// Whether a seat in `state` is mine by my holds.
+    pub fn is_mine(&self, seat: &str, state: SeatState, now: ServerMillis) -> bool {
+        match self.claims.get(seat) {
+            Some(Claim::Held(deadline)) => state == SeatState::Held && *deadline > now,
+            Some(Claim::Sold) => state == SeatState::Sold,
+            None => false,
+        }
+    }
+
+    /// Every seat one of my holds claims.
+    pub fn claimed_seats(&self) -> impl Iterator<Item = &str> {
+        self.claims.keys().map(String::as_str)
+    }
+
+    /// Recomputes statuses and countdowns; returns whether any countdown
+    /// changed and whether any status did (which may change `mine`).
+    pub fn refresh(&mut self, now: Option<ServerMillis>, uncertainty: i64, buffer: i64) -> (bool, bool) {
+        let (mut changed, mut status_changed) = (false, false);
+        for hold in &mut self.holds {
+            let now = now.unwrap_or(ServerMillis(hold.body.server_time));
+            let deadline = ServerMillis(hold.body.expires_at);
+            let status = match HoldStatus::parse(&hold.body.status) {
+                Some(HoldStatus::Held) if deadline <= now => HoldStatus::Expired,
+                Some(status) => status,
+                None => HoldStatus::Released,
+            };
+            let countdown = (status == HoldStatus::Held).then(|| hold.steady.view(deadline, now, uncertainty, buffer));
+            status_changed |= status != hold.status;
+            changed |= status != hold.status || countdown != hold.countdown;
+            hold.status = status;
+            hold.countdown = countdown;
+        }
+        (changed, status_changed)
+    }
+
+    pub fn views(&self) -> impl Iterator<Item = MyHoldView<'_>> {
+        self.holds.iter().map(|hold| MyHoldView {
+            hold: &hold.body,
+            status: hold.status,
+            countdown: hold.countdown.as_ref(),
+        })
+    }
+
+    /// The next server instant at which a status or a shown second changes.
+    pub fn next_change(&self, now: ServerMillis) -> Option<ServerMillis> {
+        self.holds
+            .iter()
+            .filter(|hold| hold.status == HoldStatus::Held)
+            .flat_map(|hold| {
+                let second =
+                    hold.countdown.as_ref().and_then(|c| c.next_change_in_millis).map(|ms| now.plus_millis(ms));
+                [second, Some(ServerMillis(hold.body.expires_at))]
+            })
+            .flatten()
+            .filter(|at| *at > now)
+            .min()
+    }
+}

@@ -1,0 +1,375 @@
+//! The browser's live seat map as a sans-io state machine (str0m style):
+//! feed it what arrives with [`SeatMapSync::handle_input`], then call
+//! [`SeatMapSync::poll_output`] until it answers [`Output::Timeout`], and
+//! read states, availability and countdowns from it. It never reads a clock
+//! or does I/O: local time comes in as [`Input::Tick`].
+//!
+//! Changes apply strictly in version order: duplicates and stale ones are
+//! ignored, early ones wait, and a missing one asks for a re-sync. Events
+//! come over one ordered stream, so a gap is a real loss; the re-sync is
+//! asked for at once (once per gap). Before any clock sample, the
+//! snapshot's `serverTime` at the tick it arrived anchors server time with
+//! [`SeatMapSync::FALLBACK_UNCERTAINTY_MILLIS`]; before any time at all,
+//! every hold counts as unexpired (never shown free too early).
+//!
+//! Costs: a snapshot is O(n log n) once per new seat list, O(n) after; a
+//! change is O(seats in it · log n); time passing is O(log n + what it
+//! changes); the next timer is O(log n + my holds).
+
+mod board;
+mod mine;
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::clock::{ClockOffset, ClockSample, ClockSync};
+use crate::countdown::Countdown;
+use crate::seat::SeatState;
+use crate::time::{LocalMillis, ServerMillis};
+use crate::wire;
+use board::{Board, Target};
+use mine::MyHolds;
+
+pub use mine::MyHoldView;
+
+/// What arrives.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Input {
+    /// A seat map (`GET …/seats` or the `snapshot` event).
+    Snapshot(wire::SeatMap),
+    /// A `change` event.
+    Change(wire::ChangeEvent),
+    /// A round trip to `GET /api/time`.
+    ClockSample(ClockSample),
+    /// Answers about my holds (`GET /api/holds`, or any hold endpoint).
+    MyHolds(Vec<wire::HoldBody>),
+    /// The local clock reads this now (the timer fired, or before other input).
+    Tick(LocalMillis),
+}
+
+/// What the machine asks of its caller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Output {
+    /// A change after `last_version` is missing: reconnect the event stream
+    /// with `Last-Event-ID: last_version`, or fetch a fresh snapshot.
+    ResyncNeeded { last_version: i64 },
+    /// Nothing more for now; tick again at this local instant (`None`: no
+    /// timer needed).
+    Timeout(Option<LocalMillis>),
+}
+
+/// How one seat looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct SeatView {
+    pub state: SeatState,
+    /// Held or sold to me.
+    pub mine: bool,
+}
+
+/// How one general-admission area looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct AreaView {
+    pub capacity: u32,
+    /// Places a new hold could take now.
+    pub available: u32,
+}
+
+/// What looks different since the last [`SeatMapSync::drain_changed`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Changed {
+    /// Seat ids whose state or `mine` changed.
+    pub seats: Vec<String>,
+    /// Area ids whose availability changed.
+    pub areas: Vec<String>,
+    /// A status or countdown of my holds changed.
+    pub my_holds: bool,
+}
+
+/// The live seat map; see the module docs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SeatMapSync {
+    board: Board,
+    version: Option<i64>,
+    pending: BTreeMap<i64, wire::ChangeEvent>,
+    resync_asked_at: Option<i64>,
+    outputs: VecDeque<Output>,
+    clock: ClockSync,
+    fallback: Option<ClockOffset>,
+    unanchored: Option<ServerMillis>,
+    local_now: Option<LocalMillis>,
+    now: Option<ServerMillis>,
+    my: MyHolds,
+    buffer_millis: i64,
+    dirty_seats: Vec<usize>,
+    dirty_areas: Vec<usize>,
+    shown_seats: Vec<Option<SeatView>>,
+    shown_areas: Vec<Option<AreaView>>,
+    my_holds_changed: bool,
+}
+
+impl Default for SeatMapSync {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl SeatMapSync {
+    /// Early changes kept while waiting for a missing one.
+    pub const MAX_PENDING: usize = 4096;
+    /// Uncertainty assumed for the snapshot anchor before any clock sample.
+    pub const FALLBACK_UNCERTAINTY_MILLIS: i64 = 2_000;
+
+    /// Empty, with the default countdown buffer.
+    pub fn new() -> Self {
+        Self::with_buffer(Countdown::DEFAULT_BUFFER_MILLIS)
+    }
+
+    /// Empty, with this countdown buffer.
+    pub fn with_buffer(buffer_millis: i64) -> Self {
+        Self {
+            board: Board::default(),
+            version: None,
+            pending: BTreeMap::new(),
+            resync_asked_at: None,
+            outputs: VecDeque::new(),
+            clock: ClockSync::new(),
+            fallback: None,
+            unanchored: None,
+            local_now: None,
+            now: None,
+            my: MyHolds::default(),
+            buffer_millis,
+            dirty_seats: Vec::new(),
+            dirty_areas: Vec::new(),
+            shown_seats: Vec::new(),
+            shown_areas: Vec::new(),
+            my_holds_changed: false,
+        }
+    }
+
+    /// Takes one input.
+    pub fn handle_input(&mut self, input: Input) {
+        match input {
+            Input::Snapshot(map) => self.snapshot(&map),
+            Input::Change(event) => self.change(event),
+            Input::ClockSample(sample) => {
+                self.clock.add(sample);
+            }
+            Input::MyHolds(bodies) => {
+                for seat in self.my.upsert(bodies) {
+                    if let Some(at) = self.board.seat_at(&seat) {
+                        self.dirty_seats.push(at);
+                    }
+                }
+            }
+            Input::Tick(local) => {
+                self.local_now = Some(local);
+                if let (None, Some(server)) = (self.fallback, self.unanchored.take()) {
+                    self.fallback = Some(anchor(server, local));
+                }
+            }
+        }
+        self.advance();
+    }
+
+    /// The next thing to do: re-syncs first, then when to tick again.
+    pub fn poll_output(&mut self) -> Output {
+        self.outputs.pop_front().unwrap_or_else(|| Output::Timeout(self.next_timeout()))
+    }
+
+    /// The version of the facts shown; `None` before a snapshot.
+    pub fn version(&self) -> Option<i64> {
+        self.version
+    }
+
+    /// The estimated server now at the last tick.
+    pub fn server_now(&self) -> Option<ServerMillis> {
+        self.now
+    }
+
+    /// The clock estimate (to schedule samples: [`ClockSync::next_sample_at`]).
+    pub fn clock(&self) -> &ClockSync {
+        &self.clock
+    }
+
+    /// How one seat looks now; `None` for an unknown id. O(log n).
+    pub fn seat(&self, id: &str) -> Option<SeatView> {
+        self.board.seat_at(id).map(|at| self.seat_view(at))
+    }
+
+    /// Every seat, in snapshot order.
+    pub fn seats(&self) -> impl Iterator<Item = (&str, SeatView)> {
+        (0..self.board.seats.len()).map(|at| (self.board.seats[at].id.as_str(), self.seat_view(at)))
+    }
+
+    /// How one area looks now; `None` for an unknown id.
+    pub fn area(&self, id: &str) -> Option<AreaView> {
+        self.board.area_at(id).map(|at| self.area_view(at))
+    }
+
+    /// Every area, in snapshot order.
+    pub fn areas(&self) -> impl Iterator<Item = (&str, AreaView)> {
+        (0..self.board.areas.len()).map(|at| (self.board.areas[at].id.as_str(), self.area_view(at)))
+    }
+
+    /// My holds, newest first, with their buffered countdowns.
+    pub fn my_holds(&self) -> impl Iterator<Item = MyHoldView<'_>> {
+        self.my.views()
+    }
+
+    /// What looks different since last asked (first call: everything).
+    /// O(what was touched).
+    pub fn drain_changed(&mut self) -> Changed {
+        let mut changed = Changed { my_holds: std::mem::take(&mut self.my_holds_changed), ..Changed::default() };
+        let mut seats = std::mem::take(&mut self.dirty_seats);
+        seats.sort_unstable();
+        seats.dedup();
+        for at in seats {
+            let view = Some(self.seat_view(at));
+            if self.shown_seats[at] != view {
+                self.shown_seats[at] = view;
+                changed.seats.push(self.board.seats[at].id.clone());
+            }
+        }
+        let mut areas = std::mem::take(&mut self.dirty_areas);
+        areas.sort_unstable();
+        areas.dedup();
+        for at in areas {
+            let view = Some(self.area_view(at));
+            if self.shown_areas[at] != view {
+                self.shown_areas[at] = view;
+                changed.areas.push(self.board.areas[at].id.clone());
+            }
+        }
+        changed
+    }
+
+    /// The next local instant at which anything visible changes: a deadline,
+    /// or a shown second of my countdowns. `None` without a time estimate.
+    pub fn next_timeout(&self) -> Option<LocalMillis> {
+        let now = self.now?;
+        let offset = self.offset()?;
+        let next = [self.board.next_deadline(now), self.my.next_change(now)].into_iter().flatten().min()?;
+        Some(offset.local_at(next))
+    }
+
+    fn offset(&self) -> Option<ClockOffset> {
+        self.clock.offset().or(self.fallback)
+    }
+
+    /// Every hold counts as unexpired before any estimate of time.
+    fn now_or_min(&self) -> ServerMillis {
+        self.now.unwrap_or(ServerMillis(i64::MIN))
+    }
+
+    fn seat_view(&self, at: usize) -> SeatView {
+        let entry = &self.board.seats[at];
+        let now = self.now_or_min();
+        let state = entry.state(now);
+        let mine = state != SeatState::Free && (entry.snapshot_mine || self.my.is_mine(&entry.id, state, now));
+        SeatView { state, mine }
+    }
+
+    fn area_view(&self, at: usize) -> AreaView {
+        let entry = &self.board.areas[at];
+        AreaView { capacity: entry.capacity, available: entry.available(self.now_or_min()) }
+    }
+
+    fn snapshot(&mut self, map: &wire::SeatMap) {
+        if self.version.is_some_and(|known| map.version < known) {
+            return;
+        }
+        if !self.board.load(map) {
+            self.shown_seats = vec![None; self.board.seats.len()];
+            self.shown_areas = vec![None; self.board.areas.len()];
+        }
+        self.dirty_seats = (0..self.board.seats.len()).collect();
+        self.dirty_areas = (0..self.board.areas.len()).collect();
+        if self.clock.is_empty() {
+            let server = ServerMillis(map.server_time);
+            match self.local_now {
+                Some(local) => self.fallback = Some(anchor(server, local)),
+                None => self.unanchored = Some(server),
+            }
+        }
+        self.version = Some(map.version);
+        self.pending = self.pending.split_off(&(map.version + 1));
+        self.resync_asked_at = None;
+        self.catch_up();
+    }
+
+    fn change(&mut self, event: wire::ChangeEvent) {
+        match self.version {
+            Some(known) if event.version <= known => {}
+            Some(known) if event.version == known + 1 => {
+                self.apply(&event);
+                self.catch_up();
+            }
+            _ => {
+                if self.pending.len() < Self::MAX_PENDING {
+                    self.pending.insert(event.version, event);
+                }
+                self.catch_up();
+            }
+        }
+    }
+
+    /// Applies waiting changes that are next in line; asks for a re-sync
+    /// when some still wait behind a gap.
+    fn catch_up(&mut self) {
+        let Some(mut known) = self.version else {
+            return;
+        };
+        while let Some(event) = self.pending.remove(&(known + 1)) {
+            self.apply(&event);
+            known += 1;
+        }
+        self.pending.retain(|&version, _| version > known);
+        if !self.pending.is_empty() && self.resync_asked_at != Some(known) {
+            self.resync_asked_at = Some(known);
+            self.outputs.push_back(Output::ResyncNeeded { last_version: known });
+        }
+    }
+
+    fn apply(&mut self, event: &wire::ChangeEvent) {
+        for fact in &event.seats {
+            if let Some(at) = self.board.update_seat(fact) {
+                self.dirty_seats.push(at);
+            }
+        }
+        for fact in &event.areas {
+            if let Some(at) = self.board.update_area(fact) {
+                self.dirty_areas.push(at);
+            }
+        }
+        self.version = Some(event.version);
+    }
+
+    /// Moves to the current estimate of server now, marking what it changes.
+    fn advance(&mut self) {
+        let next = self.local_now.zip(self.offset()).map(|(local, offset)| offset.server_now(local));
+        let from = self.now_or_min();
+        if let Some(to) = next.filter(|to| Some(*to) != self.now) {
+            for target in self.board.between(from, to) {
+                match target {
+                    Target::Seat(at) => self.dirty_seats.push(at),
+                    Target::Area(at) => self.dirty_areas.push(at),
+                }
+            }
+            self.now = Some(to);
+        }
+        let uncertainty = self.offset().map_or(0, |o| o.uncertainty_millis);
+        let (changed, status_changed) = self.my.refresh(self.now, uncertainty, self.buffer_millis);
+        self.my_holds_changed |= changed;
+        if status_changed {
+            for seat in self.my.claimed_seats() {
+                if let Some(at) = self.board.seat_at(seat) {
+                    self.dirty_seats.push(at);
+                }
+            }
+        }
+    }
+}
+
+fn anchor(server: ServerMillis, local: LocalMillis) -> ClockOffset {
+    ClockOffset { offset_millis: server.0 - local.0, uncertainty_millis: SeatMapSync::FALLBACK_UNCERTAINTY_MILLIS }
+}

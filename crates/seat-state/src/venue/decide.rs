@@ -1,0 +1,205 @@
+//! The decisions: pure functions of the state, the caller and the server's
+//! now. Each either refuses (and nothing changes) or names one change.
+
+use super::{Change, Decision, ShowState};
+use crate::hold::{Hold, HoldStatus, HolderId};
+use crate::ids::HoldId;
+use crate::rejection::Rejection;
+use crate::request::HoldRequest;
+use crate::show::LatePolicy;
+use crate::time::ServerMillis;
+
+impl ShowState {
+    /// Decides a hold request, checks in API.md's order after validation:
+    /// idempotent replay (same id, holder and places ⇒ `Unchanged`, even at
+    /// the hold limit; anything else under that id ⇒ `IdempotencyMismatch`),
+    /// the holder's limit of unexpired holds (`HoldLimit`), then seats
+    /// (`SeatsTaken` naming every requested seat held or sold) and areas
+    /// (`NotEnoughSeats` for the first short area by id).
+    ///
+    /// Re-checks that seats and areas belong to the show and the size limit,
+    /// so a hand-built request is safe too. Cost: O(k log n + h + Σ a).
+    pub fn decide_create(
+        &self,
+        holder: &HolderId,
+        request: &HoldRequest,
+        now: ServerMillis,
+    ) -> Result<Decision, Rejection> {
+        if let Some(existing) = self.hold(&request.hold_id) {
+            return if existing.holder == *holder && same_places(existing, request) {
+                Ok(Decision::Unchanged)
+            } else {
+                Err(Rejection::IdempotencyMismatch)
+            };
+        }
+        let places = request.areas.iter().fold(request.seats.len() as u64, |sum, (_, q)| sum + u64::from(q.get()));
+        if places == 0 || places > u64::from(self.show.rules.max_seats_per_hold) {
+            return Err(Rejection::InvalidSeats { seats: request.seats.iter().map(ToString::to_string).collect() });
+        }
+        let mut seats = Vec::with_capacity(request.seats.len());
+        let mut unknown = Vec::new();
+        for seat in &request.seats {
+            match self.seat_index.get(seat) {
+                Some(&at) => seats.push((at, seat)),
+                None => unknown.push(seat.to_string()),
+            }
+        }
+        if !unknown.is_empty() {
+            return Err(Rejection::InvalidSeats { seats: unknown });
+        }
+        let mut areas = Vec::with_capacity(request.areas.len());
+        for (area, quantity) in &request.areas {
+            let at =
+                self.area_index.get(area).ok_or_else(|| Rejection::InvalidQuantity { area: Some(area.to_string()) })?;
+            areas.push((*at, area, *quantity));
+        }
+
+        if self.active_holds_of(holder, now) >= self.show.rules.max_active_holds_per_holder as usize {
+            return Err(Rejection::HoldLimit);
+        }
+
+        let taken: Vec<String> =
+            seats.iter().filter(|(at, _)| !self.seat_free(*at, now, None)).map(|(_, seat)| seat.to_string()).collect();
+        if !taken.is_empty() {
+            return Err(Rejection::SeatsTaken { seats: taken });
+        }
+        for (at, area, quantity) in areas {
+            let available = self.area_available(at, now);
+            if available < quantity.get() {
+                return Err(Rejection::NotEnoughSeats { area: area.to_string(), available });
+            }
+        }
+
+        let hold_millis = i64::from(self.show.rules.hold_seconds) * 1000;
+        Ok(Decision::Apply(Change::Created {
+            hold: Hold {
+                id: request.hold_id.clone(),
+                holder: holder.clone(),
+                seats: request.seats.clone(),
+                areas: request.areas.clone(),
+                created_at: now,
+                expires_at: now.plus_millis(hold_millis),
+                extensions: 0,
+                stored_status: HoldStatus::Held,
+                late: false,
+            },
+        }))
+    }
+
+    /// Decides an extension: `NoHold`, then by status at `now`
+    /// (`AlreadyConfirmed`, `HoldReleased`, `HoldExpired`), then
+    /// `ExtensionLimit`; else the stored deadline plus `extensionSeconds`.
+    /// Not idempotent: each accepted call extends once more. O(log holds).
+    pub fn decide_extend(&self, holder: &HolderId, hold: &HoldId, now: ServerMillis) -> Result<Decision, Rejection> {
+        let (_, found) = self.owned(holder, hold)?;
+        match found.status_at(now) {
+            HoldStatus::Confirmed => Err(Rejection::AlreadyConfirmed),
+            HoldStatus::Released => Err(Rejection::HoldReleased),
+            HoldStatus::Expired => Err(Rejection::HoldExpired),
+            HoldStatus::Held if found.extensions >= self.show.rules.max_extensions => Err(Rejection::ExtensionLimit),
+            HoldStatus::Held => {
+                let extension = i64::from(self.show.rules.extension_seconds) * 1000;
+                Ok(Decision::Apply(Change::Extended {
+                    hold: found.id.clone(),
+                    from: found.expires_at,
+                    to: found.expires_at.plus_millis(extension),
+                    extensions: found.extensions + 1,
+                }))
+            }
+        }
+    }
+
+    /// Decides a confirmation: `NoHold`; confirmed ⇒ `Unchanged` (the same
+    /// confirmation); released ⇒ `HoldReleased`; unexpired ⇒ confirm; past
+    /// the deadline ⇒ `HoldExpired`, unless `latePolicy` is `honorIfFree`
+    /// and every seat and area place is still free (no other unexpired hold,
+    /// no sale) ⇒ a late confirm. O(log holds), plus O(k log n + Σ a) late.
+    pub fn decide_confirm(&self, holder: &HolderId, hold: &HoldId, now: ServerMillis) -> Result<Decision, Rejection> {
+        let (at, found) = self.owned(holder, hold)?;
+        let confirm =
+            |late| Ok(Decision::Apply(Change::Confirmed { hold: found.id.clone(), deadline: found.expires_at, late }));
+        match found.status_at(now) {
+            HoldStatus::Confirmed => Ok(Decision::Unchanged),
+            HoldStatus::Released => Err(Rejection::HoldReleased),
+            HoldStatus::Held => confirm(false),
+            HoldStatus::Expired
+                if self.show.rules.late_policy == LatePolicy::HonorIfFree && self.places_free_for(at, now) =>
+            {
+                confirm(true)
+            }
+            HoldStatus::Expired => Err(Rejection::HoldExpired),
+        }
+    }
+
+    /// Decides a release: `NoHold`; confirmed ⇒ `AlreadyConfirmed`; released
+    /// ⇒ `Unchanged`; held or expired ⇒ released (so a late confirm is no
+    /// longer possible). O(log holds).
+    pub fn decide_release(&self, holder: &HolderId, hold: &HoldId, now: ServerMillis) -> Result<Decision, Rejection> {
+        let (_, found) = self.owned(holder, hold)?;
+        match found.status_at(now) {
+            HoldStatus::Confirmed => Err(Rejection::AlreadyConfirmed),
+            HoldStatus::Released => Ok(Decision::Unchanged),
+            HoldStatus::Held | HoldStatus::Expired => {
+                Ok(Decision::Apply(Change::Released { hold: found.id.clone(), previous: found.stored_status }))
+            }
+        }
+    }
+
+    /// Decides an expiry timer or sweep entry for the deadline it was set
+    /// for: only a stored-`HELD` hold whose deadline is still `deadline` and
+    /// at or before `now` expires. Anything stale (extended, confirmed,
+    /// released, already expired, not yet due, unknown) is `Unchanged`.
+    /// O(log holds).
+    pub fn decide_expiry(&self, hold: &HoldId, deadline: ServerMillis, now: ServerMillis) -> Decision {
+        match self.hold(hold) {
+            Some(found)
+                if found.stored_status == HoldStatus::Held && found.expires_at == deadline && deadline <= now =>
+            {
+                Decision::Apply(Change::Expired { hold: found.id.clone(), deadline })
+            }
+            _ => Decision::Unchanged,
+        }
+    }
+
+    /// The holder's hold, or `NoHold` for an unknown one or someone else's.
+    fn owned(&self, holder: &HolderId, hold: &HoldId) -> Result<(usize, &Hold), Rejection> {
+        self.hold_index
+            .get(hold)
+            .map(|&at| (at, &self.holds[at]))
+            .filter(|(_, found)| found.holder == *holder)
+            .ok_or(Rejection::NoHold)
+    }
+
+    /// How many unexpired holds the holder has at `now`. O(h).
+    pub fn active_holds_of(&self, holder: &HolderId, now: ServerMillis) -> usize {
+        self.holds_of(holder).filter(|hold| hold.is_active(now)).count()
+    }
+
+    /// Whether every place of (expired) hold `at` could be taken again at `now`.
+    fn places_free_for(&self, at: usize, now: ServerMillis) -> bool {
+        let hold = &self.holds[at];
+        let seats_free =
+            hold.seats.iter().all(|seat| self.seat_index.get(seat).is_some_and(|&s| self.seat_free(s, now, Some(at))));
+        seats_free
+            && hold.areas.iter().all(|(area, quantity)| {
+                // The hold itself is expired, so it is not among the counted holds.
+                self.availability(area, now) >= quantity.get()
+            })
+    }
+}
+
+/// The same seats (as a set) and the same area quantities.
+fn same_places(hold: &Hold, request: &HoldRequest) -> bool {
+    if hold.seats.len() != request.seats.len() || hold.areas.len() != request.areas.len() {
+        return false;
+    }
+    let mut stored: Vec<_> = hold.seats.iter().collect();
+    let mut asked: Vec<_> = request.seats.iter().collect();
+    stored.sort_unstable();
+    asked.sort_unstable();
+    let mut stored_areas: Vec<_> = hold.areas.iter().collect();
+    let mut asked_areas: Vec<_> = request.areas.iter().collect();
+    stored_areas.sort_unstable();
+    asked_areas.sort_unstable();
+    stored == asked && stored_areas == asked_areas
+}

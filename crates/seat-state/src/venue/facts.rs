@@ -1,0 +1,105 @@
+//! What the state says on the wire: facts, not verdicts. Clients derive
+//! FREE / HELD / SOLD from them with [`crate::seat_state`].
+
+use super::{Change, ShowState};
+use crate::hold::HolderId;
+use crate::time::ServerMillis;
+use crate::wire;
+
+/// Whose facts: `mine` is answered for a session and omitted in public ones.
+#[derive(Clone, Copy)]
+enum Viewer<'a> {
+    Public,
+    Session(Option<&'a HolderId>),
+}
+
+impl Viewer<'_> {
+    fn mine(self, holder: Option<&HolderId>) -> Option<bool> {
+        match self {
+            Self::Public => None,
+            Self::Session(viewer) => Some(viewer.is_some_and(|v| Some(v) == holder)),
+        }
+    }
+}
+
+impl ShowState {
+    /// Every seat's facts, in definition order, with `mine` answered for
+    /// `viewer` (false for everyone when `None`). O(n).
+    pub fn seat_facts(&self, viewer: Option<&HolderId>) -> Vec<wire::SeatFact> {
+        (0..self.seats.len()).map(|at| self.seat_fact(at, Viewer::Session(viewer))).collect()
+    }
+
+    /// Every area's facts, in definition order, with `mine` for `viewer`.
+    pub fn area_facts(&self, viewer: Option<&HolderId>) -> Vec<wire::AreaFact> {
+        (0..self.areas.len()).map(|at| self.area_fact(at, Viewer::Session(viewer))).collect()
+    }
+
+    /// `GET /api/shows/{id}/seats` and the `snapshot` event. O(n + holds in areas).
+    pub fn seat_map(&self, viewer: Option<&HolderId>, now: ServerMillis) -> wire::SeatMap {
+        wire::SeatMap {
+            show_id: self.show.id.to_string(),
+            server_time: now.0,
+            version: self.version,
+            seats: self.seat_facts(viewer),
+            areas: self.area_facts(viewer),
+        }
+    }
+
+    /// The public facts (no `mine`) of every seat and area `change`'s hold
+    /// names, as they stand: call it after [`ShowState::apply`]. Empty for an
+    /// unknown hold. O(k log n + Σ a).
+    pub fn facts_touched_by(&self, change: &Change) -> (Vec<wire::SeatFact>, Vec<wire::AreaFact>) {
+        let Some(hold) = self.hold(change.hold_id()) else {
+            return (Vec::new(), Vec::new());
+        };
+        let seats = hold
+            .seats
+            .iter()
+            .filter_map(|seat| self.seat_index.get(seat))
+            .map(|&at| self.seat_fact(at, Viewer::Public))
+            .collect();
+        let areas = hold
+            .areas
+            .iter()
+            .filter_map(|(area, _)| self.area_index.get(area))
+            .map(|&at| self.area_fact(at, Viewer::Public))
+            .collect();
+        (seats, areas)
+    }
+
+    /// The `change` event for an applied `change`, at the current version.
+    pub fn change_event(&self, change: &Change, now: ServerMillis) -> wire::ChangeEvent {
+        let (seats, areas) = self.facts_touched_by(change);
+        wire::ChangeEvent { version: self.version, server_time: now.0, seats, areas }
+    }
+
+    fn seat_fact(&self, at: usize, viewer: Viewer<'_>) -> wire::SeatFact {
+        let slot = self.seats[at];
+        let hold = slot.hold.map(|h| &self.holds[h]);
+        wire::SeatFact {
+            id: self.show.seats[at].id.to_string(),
+            sold: slot.sold,
+            hold_expires_at: hold.filter(|_| !slot.sold).map(|h| h.expires_at.0),
+            mine: viewer.mine(hold.map(|h| &h.holder)),
+        }
+    }
+
+    fn area_fact(&self, at: usize, viewer: Viewer<'_>) -> wire::AreaFact {
+        let area = &self.show.areas[at];
+        let slot = &self.areas[at];
+        wire::AreaFact {
+            id: area.id.to_string(),
+            capacity: i64::from(area.capacity),
+            sold: i64::from(slot.sold),
+            holds: slot
+                .holds
+                .iter()
+                .map(|(&(deadline, h), &quantity)| wire::AreaHoldFact {
+                    quantity: i64::from(quantity),
+                    expires_at: deadline.0,
+                    mine: viewer.mine(Some(&self.holds[h].holder)),
+                })
+                .collect(),
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! The authoritative state of one show: which seats are sold, which holds
+//! hold what until when. The server keeps one per show in memory and
+//! decides with it; the browser may predict with the very same code.
+//!
+//! Costs, with k the places of one request or hold, n the seats of the show,
+//! h the holds one holder ever made, a the stored-`HELD` holds of one area:
+//! a decision is O(k log n + h + a) and allocates only its answer; `apply`
+//! is O(k log n + log a); nothing ever clones the show or scans every seat
+//! except the whole-map facts.
+
+mod change;
+mod decide;
+mod facts;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use crate::hold::{Hold, HoldStatus, HolderId};
+use crate::ids::{AreaId, HoldId, SeatId};
+use crate::rejection::Rejection;
+use crate::request::{HoldRequest, parse_with};
+use crate::show::Show;
+use crate::time::ServerMillis;
+use crate::wire::HoldRequestBody;
+
+pub use change::{Change, Decision};
+
+/// One seat: the hold that last took it (stored `HELD`, or `CONFIRMED` when
+/// sold), cleared when that hold is released or expired by the sweep.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct SeatSlot {
+    hold: Option<usize>,
+    sold: bool,
+}
+
+/// One general-admission area: places sold, and the stored-`HELD` holds by
+/// deadline with their quantities.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct AreaSlot {
+    sold: u32,
+    holds: BTreeMap<(ServerMillis, usize), u32>,
+}
+
+/// A show's seats, areas and holds; see the module docs for costs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShowState {
+    show: Arc<Show>,
+    seat_index: BTreeMap<SeatId, usize>,
+    area_index: BTreeMap<AreaId, usize>,
+    seats: Vec<SeatSlot>,
+    areas: Vec<AreaSlot>,
+    /// Every hold ever made, never removed: replays need them.
+    holds: Vec<Hold>,
+    hold_index: BTreeMap<HoldId, usize>,
+    /// Per holder, oldest first by (created_at, id).
+    by_holder: BTreeMap<HolderId, Vec<usize>>,
+    /// Stored-`HELD` holds by deadline: the sweep's queue.
+    due: BTreeSet<(ServerMillis, usize)>,
+    version: i64,
+}
+
+impl ShowState {
+    /// An empty state: nothing held, nothing sold, version 0. O(n log n), once.
+    pub fn new(show: impl Into<Arc<Show>>) -> Self {
+        let show = show.into();
+        let seat_index = show.seats.iter().enumerate().map(|(at, seat)| (seat.id.clone(), at)).collect();
+        let area_index = show.areas.iter().enumerate().map(|(at, area)| (area.id.clone(), at)).collect();
+        Self {
+            seats: vec![SeatSlot::default(); show.seats.len()],
+            areas: vec![AreaSlot::default(); show.areas.len()],
+            show,
+            seat_index,
+            area_index,
+            holds: Vec::new(),
+            hold_index: BTreeMap::new(),
+            by_holder: BTreeMap::new(),
+            due: BTreeSet::new(),
+            version: 0,
+        }
+    }
+
+    /// The show this is the state of.
+    pub fn show(&self) -> &Show {
+        &self.show
+    }
+
+    /// Rises by one with every applied change.
+    pub fn version(&self) -> i64 {
+        self.version
+    }
+
+    /// Sets the version read back from storage (after [`Self::restore`]).
+    pub fn set_version(&mut self, version: i64) {
+        self.version = version;
+    }
+
+    /// One hold by id.
+    pub fn hold(&self, id: &HoldId) -> Option<&Hold> {
+        self.hold_index.get(id).map(|&at| &self.holds[at])
+    }
+
+    /// Every hold, in the order they were made or restored.
+    pub fn holds(&self) -> impl Iterator<Item = &Hold> {
+        self.holds.iter()
+    }
+
+    /// One holder's holds, newest first.
+    pub fn holds_of(&self, holder: &HolderId) -> impl Iterator<Item = &Hold> {
+        self.by_holder.get(holder).into_iter().flat_map(|list| list.iter().rev()).map(|&at| &self.holds[at])
+    }
+
+    /// Validates a hold request against this show: as
+    /// [`HoldRequest::parse`], in O(k log k + k log n).
+    pub fn parse_request(&self, body: &HoldRequestBody, generated_id: HoldId) -> Result<HoldRequest, Rejection> {
+        parse_with(
+            body,
+            &self.show.rules,
+            generated_id,
+            |ids| ids.iter().map(|id| self.seat_index.contains_key(*id)).collect(),
+            |area| self.area_index.contains_key(area),
+        )
+    }
+
+    /// Places of `area` that a new hold could take at `now`: capacity minus
+    /// sold minus unexpired holds; 0 for an unknown area. O(log a + active a).
+    pub fn availability(&self, area: &AreaId, now: ServerMillis) -> u32 {
+        self.area_index.get(area).map_or(0, |&at| self.area_available(at, now))
+    }
+
+    fn area_available(&self, at: usize, now: ServerMillis) -> u32 {
+        let slot = &self.areas[at];
+        let held: u64 =
+            slot.holds.range((Bound::Excluded((now, usize::MAX)), Bound::Unbounded)).map(|(_, &q)| u64::from(q)).sum();
+        let taken = held.saturating_add(u64::from(slot.sold));
+        let capacity = u64::from(self.show.areas[at].capacity);
+        u32::try_from(capacity.saturating_sub(taken)).unwrap_or(0)
+    }
+
+    /// Whether seat `at` is neither sold nor under an unexpired hold other
+    /// than `except`.
+    fn seat_free(&self, at: usize, now: ServerMillis, except: Option<usize>) -> bool {
+        let slot = self.seats[at];
+        !slot.sold && slot.hold.is_none_or(|h| Some(h) == except || !self.holds[h].is_active(now))
+    }
+
+    /// Holds due for the expiry sweep: stored `HELD` with a deadline at or
+    /// before `now`, earliest first, at most `limit`. O(limit + log holds).
+    pub fn expired_holds(&self, now: ServerMillis, limit: usize) -> Vec<(HoldId, ServerMillis)> {
+        self.due
+            .range(..=(now, usize::MAX))
+            .take(limit)
+            .map(|&(deadline, at)| (self.holds[at].id.clone(), deadline))
+            .collect()
+    }
+
+    /// The earliest deadline of a stored-`HELD` hold: when the sweep has work.
+    pub fn next_deadline(&self) -> Option<ServerMillis> {
+        self.due.first().map(|&(deadline, _)| deadline)
+    }
+
+    /// Adds a hold read back from storage, in any order; sold seats come
+    /// from confirmed holds. A hold id already present is ignored. Does not
+    /// change the version: call [`Self::set_version`] after.
+    pub fn restore(&mut self, hold: Hold) {
+        if !self.hold_index.contains_key(&hold.id) {
+            self.insert(hold);
+        }
+    }
+
+    /// Applies a change whose conditional write succeeded, and bumps the
+    /// version. A change whose stored-state condition fails here (unknown or
+    /// known hold id, other status or deadline) is ignored and bumps nothing,
+    /// so a stale change can never undo a newer state. Conditions on `now`
+    /// (free seats, an unexpired deadline) are the decision's and the
+    /// store's to check. O(k log n + log a).
+    pub fn apply(&mut self, change: &Change) {
+        if self.apply_inner(change) {
+            self.version += 1;
+        }
+    }
+
+    fn apply_inner(&mut self, change: &Change) -> bool {
+        if let Change::Created { hold } = change {
+            if self.hold_index.contains_key(&hold.id) || hold.stored_status != HoldStatus::Held {
+                return false;
+            }
+            self.insert(hold.clone());
+            return true;
+        }
+        let Some(&at) = self.hold_index.get(change.hold_id()) else {
+            return false;
+        };
+        let hold = &self.holds[at];
+        match *change {
+            Change::Created { .. } => false,
+            Change::Extended { from, to, extensions, .. } => {
+                if hold.stored_status != HoldStatus::Held || hold.expires_at != from {
+                    return false;
+                }
+                self.unlink_deadline(at);
+                let hold = &mut self.holds[at];
+                hold.expires_at = to;
+                hold.extensions = extensions;
+                self.link_deadline(at);
+                true
+            }
+            Change::Confirmed { deadline, late, .. } => {
+                let from_expired = late && hold.stored_status == HoldStatus::Expired;
+                if !(hold.stored_status == HoldStatus::Held || from_expired) || hold.expires_at != deadline {
+                    return false;
+                }
+                self.unlink(at);
+                let hold = &mut self.holds[at];
+                hold.stored_status = HoldStatus::Confirmed;
+                hold.late = late;
+                self.link(at);
+                true
+            }
+            Change::Released { previous, .. } => {
+                let releasable = matches!(previous, HoldStatus::Held | HoldStatus::Expired);
+                if !releasable || hold.stored_status != previous {
+                    return false;
+                }
+                self.unlink(at);
+                self.holds[at].stored_status = HoldStatus::Released;
+                true
+            }
+            Change::Expired { deadline, .. } => {
+                if hold.stored_status != HoldStatus::Held || hold.expires_at != deadline {
+                    return false;
+                }
+                self.unlink(at);
+                self.holds[at].stored_status = HoldStatus::Expired;
+                true
+            }
+        }
+    }
+
+    fn insert(&mut self, hold: Hold) {
+        let at = self.holds.len();
+        let holds = &self.holds;
+        let newer = |other: &usize| (holds[*other].created_at, &holds[*other].id) <= (hold.created_at, &hold.id);
+        match self.by_holder.get_mut(&hold.holder) {
+            Some(list) => list.insert(list.partition_point(newer), at),
+            None => {
+                self.by_holder.insert(hold.holder.clone(), vec![at]);
+            }
+        }
+        self.hold_index.insert(hold.id.clone(), at);
+        self.holds.push(hold);
+        self.link(at);
+    }
+
+    /// Records what a stored-`HELD` or `CONFIRMED` hold takes.
+    fn link(&mut self, at: usize) {
+        let hold = &self.holds[at];
+        let confirmed = match hold.stored_status {
+            HoldStatus::Held => false,
+            HoldStatus::Confirmed => true,
+            HoldStatus::Released | HoldStatus::Expired => return,
+        };
+        for seat in &hold.seats {
+            let Some(&s) = self.seat_index.get(seat) else {
+                continue;
+            };
+            let slot = &mut self.seats[s];
+            // Sold wins; among holds, the later one took the seat after the
+            // earlier expired. Restore may come in any order.
+            let newer = |other: usize| {
+                let other = &self.holds[other];
+                (other.created_at, &other.id) < (hold.created_at, &hold.id)
+            };
+            if confirmed || (!slot.sold && slot.hold.is_none_or(newer)) {
+                slot.hold = Some(at);
+                slot.sold |= confirmed;
+            }
+        }
+        for (area, quantity) in &hold.areas {
+            if let (true, Some(&a)) = (confirmed, self.area_index.get(area)) {
+                let slot = &mut self.areas[a];
+                slot.sold = slot.sold.saturating_add(quantity.get());
+            }
+        }
+        if !confirmed {
+            self.link_deadline(at);
+        }
+    }
+
+    /// Forgets what a stored-`HELD` hold takes (a confirmed one stays sold).
+    fn unlink(&mut self, at: usize) {
+        if self.holds[at].stored_status != HoldStatus::Held {
+            return;
+        }
+        self.unlink_deadline(at);
+        for seat in &self.holds[at].seats {
+            if let Some(&s) = self.seat_index.get(seat) {
+                let slot = &mut self.seats[s];
+                if slot.hold == Some(at) && !slot.sold {
+                    slot.hold = None;
+                }
+            }
+        }
+    }
+
+    /// Adds a stored-`HELD` hold's deadline to its areas and the sweep queue.
+    fn link_deadline(&mut self, at: usize) {
+        let hold = &self.holds[at];
+        let key = (hold.expires_at, at);
+        for (area, quantity) in &hold.areas {
+            if let Some(&a) = self.area_index.get(area) {
+                self.areas[a].holds.insert(key, quantity.get());
+            }
+        }
+        self.due.insert(key);
+    }
+
+    fn unlink_deadline(&mut self, at: usize) {
+        let hold = &self.holds[at];
+        let key = (hold.expires_at, at);
+        for (area, _) in &hold.areas {
+            if let Some(&a) = self.area_index.get(area) {
+                self.areas[a].holds.remove(&key);
+            }
+        }
+        self.due.remove(&key);
+    }
+}
