@@ -14,6 +14,7 @@ use tower_http::trace::TraceLayer;
 use seat_state::wire::ErrorBody;
 
 use crate::clock::Clock;
+use crate::engine::Engines;
 use crate::error::{AppError, PendingError};
 use crate::extract::Now;
 use crate::metrics::{self, Metrics};
@@ -34,12 +35,15 @@ pub struct AppState {
     pub admin_token: Option<Arc<str>>,
     pub sessions: Arc<SessionCache>,
     pub metrics: Arc<Metrics>,
+    pub engines: Arc<Engines>,
 }
 
 impl AppState {
     /// State over `store` with empty caches and fresh metrics.
     pub fn new(store: Arc<dyn Store>, clock: Clock, admin_token: Option<Arc<str>>) -> Self {
-        Self { store, clock, admin_token, sessions: Arc::default(), metrics: Arc::default() }
+        let metrics = Arc::new(Metrics::default());
+        let engines = Arc::new(Engines::new(Arc::clone(&store), Arc::clone(&metrics)));
+        Self { store, clock, admin_token, sessions: Arc::default(), metrics, engines }
     }
 }
 

@@ -53,6 +53,10 @@ pub struct ServeArgs {
     /// Create the demo show if it does not exist.
     #[arg(long)]
     pub demo: bool,
+    /// How often the expiry sweep runs (e.g. `1s`, `500ms`, `1h`); correctness
+    /// never depends on it, only cleanup and expiry events do.
+    #[arg(long, env = "SEATHOLD_SWEEP_INTERVAL", default_value = "1s")]
+    pub sweep_interval: humantime::Duration,
     /// For testing only: shift the server clock by this many milliseconds so
     /// that a browser's clock disagrees with the server's.
     #[arg(long, env = "SEATHOLD_CLOCK_SKEW_MS", default_value_t = 0, allow_hyphen_values = true, hide = true)]

@@ -28,8 +28,16 @@ pub enum AppError {
     InvalidShow(String),
     #[error("A different show with this id already exists.")]
     ShowExists,
+    #[error("{}", .0.message())]
+    Rejected(seat_state::Rejection),
     #[error("The server failed; the failure was logged.")]
     Internal(#[from] anyhow::Error),
+}
+
+impl From<seat_state::Rejection> for AppError {
+    fn from(rejection: seat_state::Rejection) -> Self {
+        Self::Rejected(rejection)
+    }
 }
 
 impl AppError {
@@ -45,6 +53,9 @@ impl AppError {
             Self::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             Self::InvalidShow(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_show"),
             Self::ShowExists => (StatusCode::CONFLICT, "show_exists"),
+            Self::Rejected(rejection) => {
+                (StatusCode::from_u16(rejection.status()).unwrap_or(StatusCode::CONFLICT), rejection.code())
+            }
             Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
@@ -67,13 +78,13 @@ impl IntoResponse for AppError {
         }
         let (status, code) = self.status_and_code();
         let mut response = status.into_response();
-        response.extensions_mut().insert(PendingError {
-            code,
-            message: self.to_string(),
-            seats: None,
-            area: None,
-            available: None,
-        });
+        let mut pending = PendingError { code, message: self.to_string(), seats: None, area: None, available: None };
+        if let Self::Rejected(rejection) = &self {
+            // The rejection's own extra fields (seats, area, available).
+            let body = rejection.to_wire(seat_state::ServerMillis(0));
+            (pending.seats, pending.area, pending.available) = (body.seats, body.area, body.available);
+        }
+        response.extensions_mut().insert(pending);
         response
     }
 }

@@ -5,12 +5,14 @@ pub mod app;
 pub mod clock;
 pub mod config;
 pub mod demo;
+pub mod engine;
 pub mod error;
 pub mod extract;
 pub mod metrics;
 pub mod routes;
 pub mod session;
 pub mod store;
+pub mod sweep;
 pub mod telemetry;
 
 use std::io::Write;
@@ -55,6 +57,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         tracing::info!(show = demo::DEMO_SHOW_ID, ?outcome, "demo show");
     }
     let state = AppState::new(store, clock, args.admin_token.map(Arc::from));
+    // Expiries that fell due while the server was down are handled first thing.
+    tokio::spawn(sweep::run(Arc::clone(&state.store), Arc::clone(&state.engines), clock, args.sweep_interval.into()));
     let app = app::router(state, args.web.as_deref());
     let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("binding {}", args.addr))?;
     let address = listener.local_addr()?;

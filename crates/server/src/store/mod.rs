@@ -7,8 +7,8 @@ mod sqlite;
 
 use async_trait::async_trait;
 
-use seat_state::wire::{AreaFact, SeatFact, ShowSummary};
-use seat_state::{ServerMillis, Show};
+use seat_state::wire::{ChangeEvent, ShowSummary};
+use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis, Show};
 
 pub use sqlite::SqliteStore;
 
@@ -23,12 +23,38 @@ pub enum CreateShow {
     Conflict,
 }
 
-/// The stored facts of one show's seats and areas.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SeatMapFacts {
+/// One decided change of a hold, ready to be written with its consequences.
+#[derive(Debug, Clone)]
+pub struct Transition {
+    pub change: Change,
+    /// Whose hold it is (for the audit log).
+    pub holder: HolderId,
+    /// The server instant it was decided at: the conditions are checked at it.
+    pub at: ServerMillis,
+    /// The show's version once it is applied.
     pub version: i64,
-    pub seats: Vec<SeatFact>,
-    pub areas: Vec<AreaFact>,
+    /// The public event announcing it.
+    pub event: ChangeEvent,
+}
+
+/// An outbox entry whose deadline has come.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DueExpiry {
+    pub show_id: String,
+    pub hold_id: HoldId,
+    pub deadline: ServerMillis,
+    /// Names the side effects of this expiry, so each happens at most once downstream.
+    pub idempotency_key: String,
+}
+
+/// Why a batch of transitions was not written.
+#[derive(Debug, thiserror::Error)]
+pub enum CommitError {
+    /// A condition of a conditional write no longer held; nothing was written.
+    #[error("a condition no longer holds: {0}")]
+    Stale(String),
+    #[error(transparent)]
+    Failed(#[from] anyhow::Error),
 }
 
 /// A durable home for shows, seats and holds.
@@ -46,8 +72,21 @@ pub trait Store: Send + Sync + 'static {
     async fn create_session(&self, token_sha256: &str, holder_id: &str, now: ServerMillis) -> anyhow::Result<()>;
     /// The holder id of the session whose token has this hash.
     async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>>;
-    /// One show's seat and area facts, in definition order.
-    async fn seat_map(&self, show_id: &str) -> anyhow::Result<Option<SeatMapFacts>>;
+    /// A show's version and every hold it has, to rebuild its state.
+    async fn load_holds(&self, show_id: &str) -> anyhow::Result<(i64, Vec<Hold>)>;
+    /// Writes transitions of one show all or nothing, each as a conditional
+    /// write, with their audit records, outbox entries and change events.
+    async fn commit(&self, show_id: &str, transitions: Vec<Transition>) -> Result<(), CommitError>;
+    /// The show a hold belongs to.
+    async fn hold_show(&self, hold_id: &str) -> anyhow::Result<Option<String>>;
+    /// A holder's holds with their show ids, newest first.
+    async fn holds_of(&self, holder_id: &str) -> anyhow::Result<Vec<(String, Hold)>>;
+    /// The latest change events of a show, oldest first, at most `limit`.
+    async fn recent_events(&self, show_id: &str, limit: usize) -> anyhow::Result<Vec<ChangeEvent>>;
+    /// Outbox entries due at `now`, oldest deadline first, at most `limit`.
+    async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>>;
+    /// Marks outbox entries done (their expiry happened, or was stale).
+    async fn finish_expiries(&self, keys: Vec<String>, now: ServerMillis) -> anyhow::Result<()>;
 }
 
 /// Opens the store a `--database` URL names, migrated to the current schema.

@@ -78,3 +78,46 @@ pub fn assert_error(answer: &Answer, status: u16, code: &str) {
     assert!(answer.body["message"].as_str().is_some_and(|m| !m.is_empty()), "{answer:?}");
     assert_eq!(answer.body["serverTime"].as_i64(), answer.server_time_header, "{answer:?}");
 }
+
+impl TestApp {
+    /// A new session's token.
+    pub async fn session(&self) -> String {
+        let answer = self.send(Request::post("/api/sessions").body(Body::empty()).expect("request")).await;
+        answer.body["token"].as_str().expect("token").to_owned()
+    }
+
+    /// A request with a session token and an optional JSON body.
+    pub async fn call(&self, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Answer {
+        let mut request = Request::builder().method(method).uri(path);
+        if let Some(token) = token {
+            request = request.header("authorization", format!("Bearer {token}"));
+        }
+        let body = match body {
+            Some(json) => {
+                request = request.header("content-type", "application/json");
+                Body::from(json.to_string())
+            }
+            None => Body::empty(),
+        };
+        self.send(request.body(body).expect("request")).await
+    }
+
+    /// `POST /api/shows/{show}/holds`.
+    pub async fn hold(&self, token: &str, show: &str, body: Value) -> Answer {
+        self.call("POST", &format!("/api/shows/{show}/holds"), Some(token), Some(body)).await
+    }
+}
+
+/// A show with seats A1..A{seats} and one area, with overrides merged in.
+pub fn show_with(id: &str, seats: usize, area_capacity: u32, overrides: Value) -> Value {
+    let seats: Vec<Value> =
+        (1..=seats).map(|n| serde_json::json!({"id": format!("A{n}"), "x": n * 30, "y": 0})).collect();
+    let mut show = serde_json::json!({
+        "id": id, "name": "Test show", "seats": seats,
+        "areas": [{"id": "floor", "name": "Floor", "capacity": area_capacity}]
+    });
+    if let (Some(show), Value::Object(extra)) = (show.as_object_mut(), overrides) {
+        show.extend(extra);
+    }
+    show
+}

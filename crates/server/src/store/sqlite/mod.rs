@@ -11,15 +11,20 @@ use async_trait::async_trait;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 use rusqlite_migration::{M, Migrations};
 
-use seat_state::wire::{AreaFact, SeatFact, ShowInput, ShowSummary};
+use seat_state::wire::{ShowInput, ShowSummary};
 use seat_state::{ServerMillis, Show};
 
-use super::{CreateShow, SeatMapFacts, Store};
+use super::{CommitError, CreateShow, DueExpiry, Store, Transition};
+use seat_state::wire::ChangeEvent;
+use seat_state::{Hold, HoldId};
+
+mod holds;
 
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
-        M::up(include_str!("../../migrations/0001_shows.sql")),
-        M::up(include_str!("../../migrations/0002_sessions.sql")),
+        M::up(include_str!("../../../migrations/0001_shows.sql")),
+        M::up(include_str!("../../../migrations/0002_sessions.sql")),
+        M::up(include_str!("../../../migrations/0003_holds.sql")),
     ])
 }
 
@@ -150,29 +155,78 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn seat_map(&self, show_id: &str) -> anyhow::Result<Option<SeatMapFacts>> {
+    async fn load_holds(&self, show_id: &str) -> anyhow::Result<(i64, Vec<Hold>)> {
         let show_id = show_id.to_owned();
         self.with(move |connection| {
+            let version =
+                connection.query_row("SELECT version FROM shows WHERE id = ?1", [&show_id], |row| row.get(0))?;
+            let holds = holds::load(connection, "show_id", &show_id)?.into_iter().map(|(_, hold)| hold).collect();
+            Ok((version, holds))
+        })
+        .await
+    }
+
+    async fn commit(&self, show_id: &str, transitions: Vec<Transition>) -> Result<(), CommitError> {
+        let show_id = show_id.to_owned();
+        let connection = Arc::clone(&self.connection);
+        tokio::task::spawn_blocking(move || {
+            let mut guard = connection.lock().map_err(|_| anyhow::anyhow!("SQLite connection lock poisoned"))?;
+            holds::commit(&mut guard, &show_id, &transitions)
+        })
+        .await
+        .map_err(|error| CommitError::Failed(error.into()))?
+    }
+
+    async fn hold_show(&self, hold_id: &str) -> anyhow::Result<Option<String>> {
+        let hold_id = hold_id.to_owned();
+        self.with(move |connection| holds::hold_show(connection, &hold_id)).await
+    }
+
+    async fn holds_of(&self, holder_id: &str) -> anyhow::Result<Vec<(String, Hold)>> {
+        let holder_id = holder_id.to_owned();
+        self.with(move |connection| holds::load(connection, "holder_id", &holder_id)).await
+    }
+
+    async fn recent_events(&self, show_id: &str, limit: usize) -> anyhow::Result<Vec<ChangeEvent>> {
+        let show_id = show_id.to_owned();
+        self.with(move |connection| holds::recent_events(connection, &show_id, limit)).await
+    }
+
+    async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>> {
+        self.with(move |connection| {
+            let mut statement = connection.prepare(
+                "SELECT idempotency_key, show_id, hold_id, deadline FROM outbox
+                 WHERE done_at IS NULL AND deadline <= ?1 ORDER BY deadline LIMIT ?2",
+            )?;
+            let rows = statement.query_map(params![now.0, limit], |row| {
+                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?, row.get(3)?))
+            })?;
+            rows.map(|row| {
+                let (idempotency_key, show_id, hold_id, deadline) = row?;
+                Ok(DueExpiry {
+                    show_id,
+                    hold_id: HoldId::parse(&hold_id)?,
+                    deadline: ServerMillis(deadline),
+                    idempotency_key,
+                })
+            })
+            .collect()
+        })
+        .await
+    }
+
+    async fn finish_expiries(&self, keys: Vec<String>, now: ServerMillis) -> anyhow::Result<()> {
+        self.with(move |connection| {
             let transaction = connection.transaction()?;
-            let Some(version) = transaction
-                .query_row("SELECT version FROM shows WHERE id = ?1", [&show_id], |row| row.get(0))
-                .optional()?
-            else {
-                return Ok(None);
-            };
-            let seats = transaction
-                .prepare("SELECT seat_id, sold, hold_expires_at FROM seats WHERE show_id = ?1 ORDER BY position")?
-                .query_map([&show_id], |row| {
-                    Ok(SeatFact { id: row.get(0)?, sold: row.get(1)?, hold_expires_at: row.get(2)?, mine: Some(false) })
-                })?
-                .collect::<Result<_, _>>()?;
-            let areas = transaction
-                .prepare("SELECT area_id, capacity, sold FROM areas WHERE show_id = ?1 ORDER BY position")?
-                .query_map([&show_id], |row| {
-                    Ok(AreaFact { id: row.get(0)?, capacity: row.get(1)?, sold: row.get(2)?, holds: Vec::new() })
-                })?
-                .collect::<Result<_, _>>()?;
-            Ok(Some(SeatMapFacts { version, seats, areas }))
+            {
+                let mut finish = transaction
+                    .prepare("UPDATE outbox SET done_at = ?2 WHERE idempotency_key = ?1 AND done_at IS NULL")?;
+                for key in &keys {
+                    finish.execute(params![key, now.0])?;
+                }
+            }
+            transaction.commit()?;
+            Ok(())
         })
         .await
     }

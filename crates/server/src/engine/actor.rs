@@ -1,0 +1,236 @@
+//! A show's single writer: it owns the show's authoritative state in memory,
+//! decides each request with `seat-state`, and commits every decision of a
+//! batch in one transaction (group commit) before answering any of them.
+
+use std::sync::Arc;
+
+use tokio::sync::mpsc;
+
+use seat_state::{Decision, HoldId, Rejection, ShowState};
+
+use crate::error::AppError;
+use crate::metrics::Metrics;
+use crate::store::{CommitError, Store, Transition};
+
+use super::commands::{Action, Command, Read, Write, Written};
+use super::events::EventHub;
+
+/// Most requests decided and committed together.
+const MAX_BATCH: usize = 512;
+
+/// The writer task's state.
+pub struct ShowActor {
+    pub show_id: String,
+    pub state: ShowState,
+    pub store: Arc<dyn Store>,
+    pub metrics: Arc<Metrics>,
+    pub events: EventHub,
+}
+
+/// A decided write, answered once its batch is durable.
+enum Outcome {
+    Written(Written),
+    Expired(bool),
+}
+
+impl ShowActor {
+    /// Serves commands until every handle is dropped.
+    pub async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
+        let mut batch = Vec::with_capacity(MAX_BATCH);
+        while commands.recv_many(&mut batch, MAX_BATCH).await > 0 {
+            let (mut writes, mut reads) = (Vec::new(), Vec::new());
+            for command in batch.drain(..) {
+                match command {
+                    Command::Write(write) => writes.push(write),
+                    Command::Read(read) => reads.push(read),
+                }
+            }
+            if !writes.is_empty() {
+                self.write(writes).await;
+            }
+            for read in reads {
+                self.read(read);
+            }
+        }
+    }
+
+    async fn write(&mut self, writes: Vec<Write>) {
+        let mut attempt = self.decide_all(&writes);
+        let mut result = self.commit(&attempt.0).await;
+        if let Err(CommitError::Stale(reason)) = &result {
+            // Another writer changed the show (a second process on a shared
+            // database): rebuild from storage and decide again, once.
+            tracing::warn!(show = %self.show_id, %reason, "stale decision; reloading the show");
+            result = match self.reload().await {
+                Ok(()) => {
+                    attempt = self.decide_all(&writes);
+                    self.commit(&attempt.0).await
+                }
+                Err(error) => Err(CommitError::Failed(error)),
+            };
+        }
+        let (transitions, outcomes) = attempt;
+        match result {
+            Ok(()) => {
+                for transition in transitions {
+                    self.count(&transition.change);
+                    self.events.publish(transition.event);
+                }
+                for (command, outcome) in writes.into_iter().zip(outcomes) {
+                    answer(command, outcome);
+                }
+            }
+            Err(error) => {
+                tracing::error!(show = %self.show_id, error = ?error, "commit failed; reloading the show");
+                if let Err(error) = self.reload().await {
+                    tracing::error!(show = %self.show_id, error = ?error, "reload failed");
+                }
+                for command in writes {
+                    answer(command, Err(AppError::Internal(anyhow::anyhow!("commit failed"))));
+                }
+            }
+        }
+    }
+
+    /// Decides every write in order, applying each accepted change to the
+    /// in-memory state so later requests of the batch see it.
+    fn decide_all(&mut self, writes: &[Write]) -> (Vec<Transition>, Vec<Result<Outcome, AppError>>) {
+        let mut transitions = Vec::new();
+        let outcomes = writes.iter().map(|command| self.decide(command, &mut transitions)).collect();
+        (transitions, outcomes)
+    }
+
+    fn decide(&mut self, command: &Write, transitions: &mut Vec<Transition>) -> Result<Outcome, AppError> {
+        let (decision, hold_id, holder, now) = match command {
+            Write::Create { holder, body, generated_id, now, reply: _ } => {
+                let decided = self
+                    .state
+                    .parse_request(body, generated_id.clone())
+                    .and_then(|request| Ok((self.state.decide_create(holder, &request, *now)?, request.hold_id)));
+                let (decision, hold_id) = decided.inspect_err(|r| self.count_rejection(r))?;
+                (decision, hold_id, holder, *now)
+            }
+            Write::Act { action, holder, hold, now, reply: _ } => {
+                let decision = match action {
+                    Action::Extend => self.state.decide_extend(holder, hold, *now),
+                    Action::Confirm => self.state.decide_confirm(holder, hold, *now),
+                    Action::Release => self.state.decide_release(holder, hold, *now),
+                }?;
+                (decision, hold.clone(), holder, *now)
+            }
+            Write::Expire { due, now, reply: _ } => {
+                let Decision::Apply(change) = self.state.decide_expiry(&due.hold_id, due.deadline, *now) else {
+                    return Ok(Outcome::Expired(false));
+                };
+                let holder = self.state.hold(&due.hold_id).map(|hold| hold.holder.clone());
+                let holder = holder.ok_or_else(|| AppError::Internal(anyhow::anyhow!("expiry of an unknown hold")))?;
+                tracing::info!(hold = %due.hold_id, key = %due.idempotency_key, "hold expired: holder notified, payment authorisation released");
+                self.stage(change, holder, *now, transitions);
+                return Ok(Outcome::Expired(true));
+            }
+        };
+        let created = matches!(command, Write::Create { .. }) && matches!(decision, Decision::Apply(_));
+        if let Decision::Apply(change) = decision {
+            self.stage(change, holder.clone(), now, transitions);
+        }
+        let hold = self.state.hold(&hold_id).ok_or(AppError::Rejected(Rejection::NoHold))?;
+        Ok(Outcome::Written(Written { created, hold: hold.to_wire(&self.state.show().id, now) }))
+    }
+
+    fn stage(
+        &mut self,
+        change: seat_state::Change,
+        holder: seat_state::HolderId,
+        now: seat_state::ServerMillis,
+        transitions: &mut Vec<Transition>,
+    ) {
+        self.state.apply(&change);
+        let event = self.state.change_event(&change, now);
+        transitions.push(Transition { change, holder, at: now, version: self.state.version(), event });
+    }
+
+    async fn commit(&self, transitions: &[Transition]) -> Result<(), CommitError> {
+        if transitions.is_empty() {
+            return Ok(());
+        }
+        self.store.commit(&self.show_id, transitions.to_vec()).await
+    }
+
+    /// Rebuilds the state from storage (after a failed or stale commit).
+    async fn reload(&mut self) -> anyhow::Result<()> {
+        let (version, holds) = self.store.load_holds(&self.show_id).await?;
+        let mut state = ShowState::new(self.state.show().clone());
+        for hold in holds {
+            state.restore(hold);
+        }
+        state.set_version(version);
+        self.state = state;
+        Ok(())
+    }
+
+    fn read(&self, command: Read) {
+        match command {
+            Read::Hold { holder, hold, now, reply } => {
+                let found = self.state.hold(&hold).filter(|found| found.holder == holder);
+                let answer = found.map(|found| found.to_wire(&self.state.show().id, now));
+                let _ = reply.send(answer.ok_or(AppError::Rejected(Rejection::NoHold)));
+            }
+            Read::SeatMap { viewer, now, reply } => {
+                let _ = reply.send(Ok(self.state.seat_map(viewer.as_ref(), now)));
+            }
+            Read::Subscribe { viewer, after, now, reply } => {
+                let subscription =
+                    self.events.subscribe(after, self.state.version(), || self.state.seat_map(viewer.as_ref(), now));
+                let _ = reply.send(Ok(subscription));
+            }
+        }
+    }
+
+    fn count(&self, change: &seat_state::Change) {
+        use seat_state::Change;
+        let counter = match change {
+            Change::Created { .. } => &self.metrics.holds_created,
+            Change::Confirmed { .. } => &self.metrics.holds_confirmed,
+            Change::Released { .. } => &self.metrics.holds_released,
+            Change::Expired { .. } => &self.metrics.holds_expired,
+            Change::Extended { .. } => return,
+        };
+        counter.inc();
+    }
+
+    fn count_rejection(&self, rejection: &Rejection) {
+        if matches!(rejection, Rejection::SeatsTaken { .. } | Rejection::NotEnoughSeats { .. }) {
+            self.metrics.hold_conflicts.inc();
+        }
+    }
+}
+
+fn answer(command: Write, outcome: Result<Outcome, AppError>) {
+    match (command, outcome) {
+        (Write::Create { reply, .. } | Write::Act { reply, .. }, Ok(Outcome::Written(written))) => {
+            let _ = reply.send(Ok(written));
+        }
+        (Write::Expire { reply, .. }, Ok(Outcome::Expired(expired))) => {
+            let _ = reply.send(Ok(expired));
+        }
+        (Write::Create { reply, .. } | Write::Act { reply, .. }, Err(error)) => {
+            let _ = reply.send(Err(error));
+        }
+        (Write::Expire { reply, .. }, Err(error)) => {
+            let _ = reply.send(Err(error));
+        }
+        (Write::Create { reply, .. } | Write::Act { reply, .. }, Ok(Outcome::Expired(_))) => {
+            let _ = reply.send(Err(AppError::Internal(anyhow::anyhow!("an expiry outcome for a hold request"))));
+        }
+        (Write::Expire { reply, .. }, Ok(Outcome::Written(_))) => {
+            let _ = reply.send(Err(AppError::Internal(anyhow::anyhow!("a hold outcome for an expiry"))));
+        }
+    }
+}
+
+/// A hold id the server makes when the client gave none: 128 random bits.
+pub fn generated_hold_id() -> Result<HoldId, AppError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| AppError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
+    HoldId::parse(&hex::encode(bytes)).map_err(|e| AppError::Internal(e.into()))
+}

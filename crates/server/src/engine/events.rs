@@ -1,0 +1,71 @@
+//! One broadcast of change events per show, plus the recent ones for replay.
+
+use std::collections::VecDeque;
+use std::sync::Arc;
+
+use tokio::sync::broadcast;
+
+use seat_state::wire::{ChangeEvent, SeatMap};
+
+/// How many recent changes a reconnecting viewer can catch up from.
+pub const REPLAY_WINDOW: usize = 1024;
+
+/// Fans a show's committed changes out to every viewer.
+pub struct EventHub {
+    sender: broadcast::Sender<Arc<ChangeEvent>>,
+    recent: VecDeque<Arc<ChangeEvent>>,
+}
+
+/// What a new viewer gets first.
+#[derive(Debug, Clone)]
+pub enum Start {
+    /// The whole map, at its version.
+    Snapshot(Box<SeatMap>),
+    /// Every change after the viewer's `Last-Event-ID`, oldest first.
+    Replay(Vec<Arc<ChangeEvent>>),
+}
+
+/// A viewer's live feed: first `start`, then `changes` with higher versions.
+pub struct Subscription {
+    pub start: Start,
+    pub changes: broadcast::Receiver<Arc<ChangeEvent>>,
+}
+
+impl EventHub {
+    /// A hub that remembers `recent` (oldest first) for replay.
+    pub fn new(recent: Vec<ChangeEvent>) -> Self {
+        let (sender, _) = broadcast::channel(REPLAY_WINDOW);
+        let recent = recent.into_iter().map(Arc::new).collect();
+        Self { sender, recent }
+    }
+
+    /// Sends a committed change to every viewer and keeps it for replay.
+    pub fn publish(&mut self, event: ChangeEvent) {
+        let event = Arc::new(event);
+        if self.recent.len() == REPLAY_WINDOW {
+            self.recent.pop_front();
+        }
+        self.recent.push_back(Arc::clone(&event));
+        // No receivers is fine: nobody is watching.
+        let _ = self.sender.send(event);
+    }
+
+    /// Subscribes a viewer. With `after`, replays what came since if it is all
+    /// still kept; otherwise `snapshot` makes the start.
+    pub fn subscribe(&self, after: Option<i64>, version: i64, snapshot: impl FnOnce() -> SeatMap) -> Subscription {
+        let changes = self.sender.subscribe();
+        let start = match after {
+            Some(after) if after == version => Start::Replay(Vec::new()),
+            Some(after) if after < version && self.covers(after) => {
+                Start::Replay(self.recent.iter().filter(|event| event.version > after).cloned().collect())
+            }
+            _ => Start::Snapshot(Box::new(snapshot())),
+        };
+        Subscription { start, changes }
+    }
+
+    /// Whether every version after `after` is still kept.
+    fn covers(&self, after: i64) -> bool {
+        self.recent.front().is_some_and(|oldest| oldest.version <= after + 1)
+    }
+}

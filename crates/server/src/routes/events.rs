@@ -1,0 +1,125 @@
+//! `GET /api/shows/{id}/events`: the live seat map as server-sent events.
+
+use std::collections::VecDeque;
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{Path, State};
+use axum::http::HeaderMap;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::routing::get;
+use futures_util::stream::{self, Stream};
+use tokio::sync::broadcast::error::RecvError;
+
+use seat_state::HolderId;
+
+use crate::app::AppState;
+use crate::clock::Clock;
+use crate::engine::ShowHandle;
+use crate::engine::events::{Start, Subscription};
+use crate::error::AppError;
+use crate::extract::Now;
+use crate::session::MaybeSession;
+
+/// Comment lines keep proxies from closing a quiet stream (API.md: ≤ 15 s).
+const KEEP_ALIVE: Duration = Duration::from_secs(10);
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/shows/{show_id}/events", get(events))
+}
+
+async fn events(
+    MaybeSession(viewer): MaybeSession,
+    State(state): State<AppState>,
+    Now(now): Now,
+    Path(show_id): Path<String>,
+    headers: HeaderMap,
+) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, AppError> {
+    let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
+    let after = headers.get("last-event-id").and_then(|value| value.to_str().ok()?.trim().parse().ok());
+    let viewer = viewer.map(|holder| HolderId::new(holder.as_ref()));
+    let subscription = show.subscribe(viewer.clone(), after, now).await?;
+    let feed = Feed {
+        show,
+        viewer,
+        clock: state.clock,
+        pending: VecDeque::new(),
+        last: after.unwrap_or(i64::MIN),
+        changes: None,
+    };
+    let feed = feed.start(subscription);
+    Ok(Sse::new(stream::unfold(feed, |mut feed| async move { feed.next().await.map(|event| (Ok(event), feed)) }))
+        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
+}
+
+/// One viewer's position in a show's stream of changes.
+struct Feed {
+    show: ShowHandle,
+    viewer: Option<HolderId>,
+    clock: Clock,
+    pending: VecDeque<Event>,
+    /// The version the viewer has; older or equal changes are skipped.
+    last: i64,
+    changes: Option<tokio::sync::broadcast::Receiver<std::sync::Arc<seat_state::wire::ChangeEvent>>>,
+}
+
+fn event(kind: &str, version: i64, data: &impl serde::Serialize) -> Event {
+    let json = serde_json::to_string(data).unwrap_or_else(|_| "{}".to_owned());
+    Event::default().event(kind).id(version.to_string()).data(json)
+}
+
+impl Feed {
+    fn start(mut self, subscription: Subscription) -> Self {
+        match subscription.start {
+            Start::Snapshot(map) => {
+                self.last = map.version;
+                self.pending.push_back(event("snapshot", map.version, &map));
+            }
+            Start::Replay(changes) => {
+                for change in changes {
+                    if change.version > self.last {
+                        self.last = change.version;
+                        self.pending.push_back(event("change", change.version, change.as_ref()));
+                    }
+                }
+            }
+        }
+        self.changes = Some(subscription.changes);
+        self
+    }
+
+    async fn next(&mut self) -> Option<Event> {
+        loop {
+            if let Some(event) = self.pending.pop_front() {
+                return Some(event);
+            }
+            match self.changes.as_mut()?.recv().await {
+                Ok(change) if change.version > self.last => {
+                    self.last = change.version;
+                    return Some(event("change", change.version, change.as_ref()));
+                }
+                Ok(_) => {}
+                // Too slow to keep up: catch up from the replay window or a fresh snapshot.
+                Err(RecvError::Lagged(_)) => {
+                    let subscription =
+                        self.show.subscribe(self.viewer.clone(), Some(self.last), self.clock.now()).await.ok()?;
+                    let feed = std::mem::replace(self, self.empty_copy());
+                    *self = feed.start(subscription);
+                }
+                Err(RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    fn empty_copy(&self) -> Self {
+        Feed {
+            show: self.show.clone(),
+            viewer: self.viewer.clone(),
+            clock: self.clock,
+            pending: VecDeque::new(),
+            last: self.last,
+            changes: None,
+        }
+    }
+}
