@@ -1,5 +1,8 @@
 //! Black-box checks of the real binary over HTTP, as an integrator sees it.
 
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
 use seathold_system_tests::Server;
 
 #[tokio::test]

@@ -1,5 +1,8 @@
 //! The demo show's seat map, drawn by the release web build in headless Chromium.
 
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
 use seathold_system_tests::{Browser, Server, screenshot_dir};
 
 #[tokio::test]

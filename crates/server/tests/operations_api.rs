@@ -1,5 +1,8 @@
 //! Sessions, health and metrics through the router on a real SQLite file.
 
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
 mod support;
 
 use axum::body::Body;

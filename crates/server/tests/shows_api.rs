@@ -1,5 +1,8 @@
 //! API.md's show and seat-map endpoints, through the router on a real SQLite file.
 
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
 mod support;
 
 use serde_json::{Value, json};

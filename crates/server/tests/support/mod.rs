@@ -1,6 +1,9 @@
 //! One helper for router tests: the real router over a real SQLite file,
 //! driven with `oneshot`, no socket.
 
+// Each test binary uses its own part of this module.
+#![allow(dead_code)]
+
 use std::sync::Arc;
 
 use axum::Router;
@@ -18,6 +21,7 @@ pub const ADMIN_TOKEN: &str = "test-admin-token-with-enough-entropy";
 
 pub struct TestApp {
     pub router: Router,
+    pub state: AppState,
     _dir: tempfile::TempDir,
 }
 
@@ -35,7 +39,7 @@ impl TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = SqliteStore::open(dir.path().join("test.db")).await.expect("open store");
         let state = AppState::new(Arc::new(store), Clock::SYSTEM, admin_token.map(Arc::from));
-        Self { router: router(state, None), _dir: dir }
+        Self { router: router(state.clone(), None), state, _dir: dir }
     }
 
     pub async fn send(&self, request: Request<Body>) -> Answer {
@@ -120,4 +124,12 @@ pub fn show_with(id: &str, seats: usize, area_capacity: u32, overrides: Value) -
         show.extend(extra);
     }
     show
+}
+
+impl TestApp {
+    /// Runs one expiry sweep round now; returns how many outbox entries it handled.
+    pub async fn sweep(&self) -> usize {
+        let state = &self.state;
+        seathold_server::sweep::round(state.store.as_ref(), &state.engines, state.clock).await.expect("sweep")
+    }
 }

@@ -1,0 +1,116 @@
+//! `GET /api/shows/{id}/events`: snapshot first, then changes by version,
+//! and replay after `Last-Event-ID`.
+
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::time::Duration;
+
+use axum::body::Body;
+use axum::http::Request;
+use http_body_util::BodyExt;
+use serde_json::{Value, json};
+use support::{ADMIN_TOKEN, TestApp, show_with};
+use tower::ServiceExt;
+
+/// One parsed server-sent event.
+#[derive(Debug)]
+struct Sse {
+    event: String,
+    id: i64,
+    data: Value,
+}
+
+/// Reads events from a live stream until `count` arrived.
+struct Stream {
+    body: Body,
+    buffer: String,
+}
+
+impl Stream {
+    async fn open(app: &TestApp, last_event_id: Option<i64>) -> Self {
+        let mut request = Request::get("/api/shows/s/events");
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id.to_string());
+        }
+        let response = app.router.clone().oneshot(request.body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Self { body: response.into_body(), buffer: String::new() }
+    }
+
+    async fn next(&mut self) -> Sse {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let field = |name: &str| {
+                    block.lines().find_map(|line| line.strip_prefix(name)).map(str::trim).unwrap_or_default().to_owned()
+                };
+                if block.lines().all(|line| line.starts_with(':') || line.is_empty()) {
+                    continue;
+                }
+                return Sse {
+                    event: field("event:"),
+                    id: field("id:").parse().unwrap(),
+                    data: serde_json::from_str(&field("data:")).unwrap(),
+                };
+            }
+            let frame =
+                tokio::time::timeout(Duration::from_secs(5), self.body.frame()).await.expect("an event in time");
+            let bytes = frame.expect("stream open").unwrap().into_data().unwrap();
+            self.buffer.push_str(std::str::from_utf8(&bytes).unwrap());
+        }
+    }
+}
+
+#[tokio::test]
+async fn viewers_get_a_snapshot_then_every_change_in_version_order() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    app.create_show(&show_with("s", 10, 5, json!({"maxActiveHoldsPerHolder": 5}))).await;
+    let mut stream = Stream::open(&app, None).await;
+    let snapshot = stream.next().await;
+    assert_eq!((snapshot.event.as_str(), snapshot.id), ("snapshot", 0));
+    assert_eq!(snapshot.data["seats"].as_array().unwrap().len(), 10);
+
+    let token = app.session().await;
+    let held =
+        app.hold(&token, "s", json!({"holdId": "live-hold-1", "seats": ["A3", "A4"], "areas": {"floor": 2}})).await;
+    let change = stream.next().await;
+    assert_eq!((change.event.as_str(), change.id), ("change", 1));
+    assert_eq!(change.data["version"], 1);
+    let seats: Vec<&str> = change.data["seats"].as_array().unwrap().iter().map(|s| s["id"].as_str().unwrap()).collect();
+    assert_eq!(seats, ["A3", "A4"]);
+    assert_eq!(change.data["seats"][0]["holdExpiresAt"], held.body["expiresAt"]);
+    assert!(change.data["seats"][0].get("mine").is_none(), "events are public");
+    assert_eq!(change.data["areas"][0]["holds"][0]["quantity"], 2);
+
+    app.call("POST", "/api/holds/live-hold-1/confirm", Some(&token), None).await;
+    let sold = stream.next().await;
+    assert_eq!(sold.id, 2);
+    assert_eq!(sold.data["seats"][0]["sold"], true);
+    assert_eq!(sold.data["areas"][0]["sold"], 2);
+}
+
+#[tokio::test]
+async fn a_reconnect_replays_what_it_missed_or_gets_a_snapshot() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    app.create_show(&show_with("s", 10, 5, json!({"maxActiveHoldsPerHolder": 5}))).await;
+    let token = app.session().await;
+    for seat in ["A1", "A2", "A3"] {
+        assert_eq!(app.hold(&token, "s", json!({"seats": [seat]})).await.status, 201);
+    }
+    let mut replay = Stream::open(&app, Some(1)).await;
+    let (second, third) = (replay.next().await, replay.next().await);
+    assert_eq!((second.event.as_str(), second.id, third.id), ("change", 2, 3));
+    assert_eq!(second.data["seats"][0]["id"], "A2");
+
+    let mut up_to_date = Stream::open(&app, Some(3)).await;
+    app.hold(&token, "s", json!({"seats": ["A4"]})).await;
+    assert_eq!(up_to_date.next().await.id, 4, "nothing replayed, the next change follows");
+
+    let mut from_the_future = Stream::open(&app, Some(99)).await;
+    let fresh = from_the_future.next().await;
+    assert_eq!((fresh.event.as_str(), fresh.id), ("snapshot", 4));
+}

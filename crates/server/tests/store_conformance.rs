@@ -1,0 +1,107 @@
+//! One suite every `Store` must pass. Each engine adds one `#[tokio::test]`
+//! that opens a fresh store and hands it to `conformance`.
+
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+use std::sync::Arc;
+
+use seat_state::wire::{HoldRequestBody, ShowInput};
+use seat_state::{Change, Decision, HoldId, HolderId, ServerMillis, Show, ShowState};
+use seathold_server::store::{CommitError, CreateShow, SqliteStore, Store, Transition};
+
+const T0: ServerMillis = ServerMillis(1_800_000_000_000);
+
+fn show() -> Show {
+    let input: ShowInput = serde_json::from_value(serde_json::json!({
+        "id": "conf", "name": "Conformance", "holdSeconds": 60, "maxActiveHoldsPerHolder": 10,
+        "seats": [{"id": "A1", "x": 0, "y": 0}, {"id": "A2", "x": 30, "y": 0}],
+        "areas": [{"id": "floor", "name": "Floor", "capacity": 2}]
+    }))
+    .unwrap();
+    Show::parse(&input).unwrap()
+}
+
+/// Decides a request with seat-state and returns the transition to commit.
+fn decide(state: &mut ShowState, holder: &str, body: serde_json::Value, id: &str, now: ServerMillis) -> Transition {
+    let body: HoldRequestBody = serde_json::from_value(body).unwrap();
+    let holder = HolderId::new(holder);
+    let request = state.parse_request(&body, HoldId::parse(id).unwrap()).unwrap();
+    let Decision::Apply(change) = state.decide_create(&holder, &request, now).unwrap() else { panic!("a new hold") };
+    staged(state, change, holder, now)
+}
+
+fn staged(state: &mut ShowState, change: Change, holder: HolderId, now: ServerMillis) -> Transition {
+    state.apply(&change);
+    let event = state.change_event(&change, now);
+    Transition { change, holder, at: now, version: state.version(), event }
+}
+
+async fn conformance(store: Arc<dyn Store>) {
+    store.ping().await.unwrap();
+    let show = show();
+    assert_eq!(store.create_show(&show, T0).await.unwrap(), CreateShow::Created);
+    assert_eq!(store.create_show(&show, T0).await.unwrap(), CreateShow::AlreadyThere);
+    let mut other = show.clone();
+    other.name = "Other".into();
+    assert_eq!(store.create_show(&other, T0).await.unwrap(), CreateShow::Conflict);
+    assert_eq!(store.show("conf").await.unwrap(), Some(show.clone()));
+    assert_eq!(store.list_shows().await.unwrap().len(), 1);
+
+    store.create_session("hash-1", "h-1", T0).await.unwrap();
+    assert_eq!(store.session_holder("hash-1").await.unwrap().as_deref(), Some("h-1"));
+    assert_eq!(store.session_holder("hash-2").await.unwrap(), None);
+
+    // A hold is written with its event, audit and outbox entry.
+    let mut state = ShowState::new(show.clone());
+    let first = decide(&mut state, "h-1", serde_json::json!({"seats": ["A1"], "areas": {"floor": 1}}), "hold-one", T0);
+    store.commit("conf", vec![first.clone()]).await.unwrap();
+    let (version, holds) = store.load_holds("conf").await.unwrap();
+    assert_eq!((version, holds.len()), (1, 1));
+    assert_eq!(holds[0].seats[0].as_str(), "A1");
+    assert_eq!(store.hold_show("hold-one").await.unwrap().as_deref(), Some("conf"));
+    assert_eq!(store.recent_events("conf", 10).await.unwrap(), vec![first.event.clone()]);
+
+    // A decision made on stale state (A1 already held) is refused as a whole.
+    let mut stale_state = ShowState::new(show.clone());
+    let conflicting = decide(&mut stale_state, "h-2", serde_json::json!({"seats": ["A2", "A1"]}), "hold-two", T0);
+    assert!(matches!(store.commit("conf", vec![conflicting]).await, Err(CommitError::Stale(_))));
+    assert_eq!(store.load_holds("conf").await.unwrap().1.len(), 1, "nothing of it was written");
+    assert_eq!(store.hold_show("hold-two").await.unwrap(), None);
+
+    // An area cannot go over capacity either.
+    let mut stale_state = ShowState::new(show.clone());
+    let too_many = decide(&mut stale_state, "h-2", serde_json::json!({"areas": {"floor": 2}}), "hold-three", T0);
+    assert!(matches!(store.commit("conf", vec![too_many]).await, Err(CommitError::Stale(_))));
+
+    // Once the deadline passed, the seat can be taken again, and the outbox names the due expiry.
+    let later = T0.plus_millis(61_000);
+    let retake = decide(&mut state, "h-2", serde_json::json!({"seats": ["A1"]}), "hold-four", later);
+    store.commit("conf", vec![retake]).await.unwrap();
+    let due = store.due_expiries(later, 10).await.unwrap();
+    assert_eq!(due.len(), 1);
+    assert_eq!((due[0].hold_id.as_str(), due[0].deadline), ("hold-one", T0.plus_millis(60_000)));
+
+    // A stale expiry (wrong deadline) is refused; the right one is recorded and finishes its entry.
+    let wrong = Change::Expired { hold: HoldId::parse("hold-one").unwrap(), deadline: T0 };
+    let mut copy = state.clone();
+    let wrong = staged(&mut copy, wrong, HolderId::new("h-1"), later);
+    assert!(matches!(store.commit("conf", vec![wrong]).await, Err(CommitError::Stale(_))));
+    let Decision::Apply(expiry) = state.decide_expiry(&due[0].hold_id, due[0].deadline, later) else { panic!("due") };
+    let expiry = staged(&mut state, expiry, HolderId::new("h-1"), later);
+    store.commit("conf", vec![expiry]).await.unwrap();
+    assert!(store.due_expiries(later, 10).await.unwrap().is_empty());
+
+    let holds = store.holds_of("h-1").await.unwrap();
+    assert_eq!(holds.len(), 1);
+    assert_eq!(holds[0].1.stored_status, seat_state::HoldStatus::Expired);
+    store.finish_expiries(vec!["no-such-key".into()], later).await.unwrap();
+    assert_eq!(store.load_holds("conf").await.unwrap().0, state.version());
+}
+
+#[tokio::test]
+async fn sqlite_store_conforms() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path().join("conformance.db")).await.unwrap();
+    conformance(Arc::new(store)).await;
+}
