@@ -1,6 +1,6 @@
 //! The real `seathold` binary, on a free port with a temporary database.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Stdio;
 
 use anyhow::Context;
@@ -15,17 +15,33 @@ pub struct Server {
     pub base_url: String,
     child: Child,
     /// Holds the database file and the server's log.
-    pub data_dir: tempfile::TempDir,
+    pub data_dir: std::sync::Arc<tempfile::TempDir>,
+}
+
+/// The `--database` value for a data directory.
+pub fn database_url(data_dir: &Path) -> String {
+    format!("sqlite:{}", data_dir.join("seathold.db").display())
+}
+
+/// Runs `seathold ARGS…` to completion and returns its stdout.
+pub async fn run_binary(args: &[&str]) -> anyhow::Result<String> {
+    let output = Command::new(required_path("SEATHOLD_BIN")?).args(args).output().await?;
+    anyhow::ensure!(output.status.success(), "seathold {args:?} failed: {}", String::from_utf8_lossy(&output.stderr));
+    Ok(String::from_utf8(output.stdout)?)
 }
 
 impl Server {
     /// Starts `seathold serve --demo` with the release web build and `extra` arguments.
     pub async fn start(extra: &[&str]) -> anyhow::Result<Self> {
+        Self::start_in(std::sync::Arc::new(tempfile::tempdir()?), extra).await
+    }
+
+    /// The same, on the database in `data_dir` (which may hold earlier runs' data).
+    pub async fn start_in(data_dir: std::sync::Arc<tempfile::TempDir>, extra: &[&str]) -> anyhow::Result<Self> {
         let binary = required_path("SEATHOLD_BIN")?;
         let web = required_path("SEATHOLD_WEB_DIST")?;
-        let data_dir = tempfile::tempdir()?;
-        let database = format!("sqlite:{}", data_dir.path().join("seathold.db").display());
-        let log = std::fs::File::create(data_dir.path().join("server.log"))?;
+        let database = database_url(data_dir.path());
+        let log = std::fs::OpenOptions::new().create(true).append(true).open(data_dir.path().join("server.log"))?;
         let mut child = Command::new(&binary)
             .args(["serve", "--addr", "127.0.0.1:0", "--demo", "--database", &database])
             .arg("--web")
@@ -50,6 +66,13 @@ impl Server {
         .await
         .context("the server did not print `listening on` in time")??;
         Ok(Self { base_url, child, data_dir })
+    }
+
+    /// Kills the process with SIGKILL, as a crash would, and waits for it to go.
+    pub async fn kill_9(mut self) -> anyhow::Result<()> {
+        self.child.start_kill()?;
+        self.child.wait().await?;
+        Ok(())
     }
 
     /// The server's log so far, for failure messages.
