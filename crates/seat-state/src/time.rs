@@ -20,3 +20,10 @@ impl ServerMillis {
         Self(self.0.saturating_add(millis))
     }
 }
+
+impl LocalMillis {
+    /// This instant moved by `millis` (negative moves it back).
+    pub fn plus(self, millis: i64) -> Self {
+        Self(self.0.saturating_add(millis))
+    }
+}

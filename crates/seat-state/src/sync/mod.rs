@@ -9,8 +9,9 @@
 //! come over one ordered stream, so a gap is a real loss; the re-sync is
 //! asked for at once (once per gap). Before any clock sample, the
 //! snapshot's `serverTime` at the tick it arrived anchors server time with
-//! [`SeatMapSync::FALLBACK_UNCERTAINTY_MILLIS`]; before any time at all,
-//! every hold counts as unexpired (never shown free too early).
+//! [`SeatMapSync::FALLBACK_UNCERTAINTY_MILLIS`] (before any tick, server now
+//! is that `serverTime`); before any snapshot or time at all, every hold
+//! counts as unexpired (never shown free too early).
 //!
 //! Costs: a snapshot is O(n log n) once per new seat list, O(n) after; a
 //! change is O(seats in it · log n); time passing is O(log n + what it
@@ -346,7 +347,11 @@ impl SeatMapSync {
 
     /// Moves to the current estimate of server now, marking what it changes.
     fn advance(&mut self) {
-        let next = self.local_now.zip(self.offset()).map(|(local, offset)| offset.server_now(local));
+        // Before any tick, the snapshot's own time is the best guess.
+        let next = match (self.local_now, self.offset()) {
+            (Some(local), Some(offset)) => Some(offset.server_now(local)),
+            _ => self.unanchored,
+        };
         let from = self.now_or_min();
         if let Some(to) = next.filter(|to| Some(*to) != self.now) {
             for target in self.board.between(from, to) {

@@ -19,8 +19,9 @@ pub struct SessionBody {
 /// `POST /api/shows/{showId}/holds` body.
 ///
 /// Kept raw so that validation, not parsing, reports problems:
-/// `seat_state::HoldRequest::parse` turns it into a checked request.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+/// `seat_state::HoldRequest::parse` turns it into a checked request. Only a
+/// JSON object parses (serde would otherwise accept an array for a struct).
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct HoldRequestBody {
     /// The client's id for safe retries; the server makes one when absent.
@@ -31,6 +32,39 @@ pub struct HoldRequestBody {
     /// Places wanted per general-admission area.
     #[serde(default)]
     pub areas: BTreeMap<String, RequestedQuantity>,
+}
+
+/// The derived shape of [`HoldRequestBody`], read only from a map.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawHoldRequest {
+    #[serde(default)]
+    hold_id: Option<String>,
+    #[serde(default)]
+    seats: Vec<String>,
+    #[serde(default)]
+    areas: BTreeMap<String, RequestedQuantity>,
+}
+
+impl<'de> Deserialize<'de> for HoldRequestBody {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct ObjectOnly;
+
+        impl<'de> Visitor<'de> for ObjectOnly {
+            type Value = RawHoldRequest;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a JSON object")
+            }
+
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                RawHoldRequest::deserialize(de::value::MapAccessDeserializer::new(map))
+            }
+        }
+
+        let raw = deserializer.deserialize_map(ObjectOnly)?;
+        Ok(Self { hold_id: raw.hold_id, seats: raw.seats, areas: raw.areas })
+    }
 }
 
 /// An area quantity as the client sent it.
@@ -81,9 +115,13 @@ impl<'de> Visitor<'de> for QuantityVisitor {
     }
 
     fn visit_f64<E: de::Error>(self, n: f64) -> Result<Self::Value, E> {
-        // `as` saturates; the range check keeps saturation from faking integrality.
-        let whole = n.is_finite() && n.fract() == 0.0 && n.abs() < 9.0e18;
-        Ok(if whole { RequestedQuantity::Integer(n as i64) } else { RequestedQuantity::NotInteger })
+        // An integer too large for u64 arrives as a float; `as` saturates,
+        // which keeps it too large (or too small).
+        Ok(if n.is_finite() && n.fract() == 0.0 {
+            RequestedQuantity::Integer(n as i64)
+        } else {
+            RequestedQuantity::NotInteger
+        })
     }
 
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {

@@ -1,0 +1,110 @@
+//! The wire bodies against API.md's examples. Runs natively and, through
+//! wasm-bindgen-test, in headless Chromium.
+
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
+
+mod support;
+
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use seat_state::wire::{ChangeEvent, HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
+use seat_state::{HoldStatus, ServerMillis};
+use support::{Desk, at, theatre};
+
+/// Parses `text` as `T`, writes it back, and checks nothing was lost.
+fn round_trip<T: Serialize + DeserializeOwned>(text: &str) -> T {
+    let parsed: T = serde_json::from_str(text).expect("parses");
+    let back = serde_json::to_value(&parsed).expect("serializes");
+    assert_eq!(back, serde_json::from_str::<Value>(text).expect("JSON"));
+    parsed
+}
+
+#[test]
+fn api_md_hold_request_round_trips() {
+    let body: HoldRequestBody =
+        round_trip(r#"{"holdId": "optional client id", "seats": ["B7", "B8"], "areas": {"standing": 2}}"#);
+    assert_eq!(body.areas["standing"], RequestedQuantity::Integer(2));
+    let minimal: HoldRequestBody = serde_json::from_str(r#"{"areas": {"standing": 1}}"#).unwrap();
+    assert_eq!((minimal.hold_id, minimal.seats.len()), (None, 0));
+}
+
+#[test]
+fn a_session_round_trips() {
+    let session: SessionBody = round_trip(r#"{"token": "c2VjcmV0", "holderId": "h-1", "serverTime": 1764460000000}"#);
+    assert_eq!(session.holder_id, "h-1");
+}
+
+#[test]
+fn a_hold_and_a_hold_list_round_trip() {
+    let hold = r#"{"holdId": "client-01", "showId": "impro-2026-11-14", "seats": ["B7", "B8"],
+                   "areas": {"standing": 2}, "status": "HELD", "expiresAt": 1764460600000,
+                   "extensions": 0, "late": false, "serverTime": 1764460000000}"#;
+    let body: HoldBody = round_trip(hold);
+    assert_eq!(HoldStatus::parse(&body.status), Some(HoldStatus::Held));
+    let list: HoldList = round_trip(&format!(r#"{{"holds": [{hold}], "serverTime": 1764460000001}}"#));
+    assert_eq!(list.holds[0], body);
+}
+
+#[test]
+fn api_md_change_event_round_trips() {
+    let event: ChangeEvent = round_trip(
+        r#"{"version": 43, "serverTime": 1764460000000,
+            "seats": [{"id": "B7", "sold": false, "holdExpiresAt": 1764460300000}],
+            "areas": [{"id": "standing", "capacity": 50, "sold": 10,
+                       "holds": [{"quantity": 2, "expiresAt": 1764460300000}]}]}"#,
+    );
+    assert_eq!(event.seats[0].mine, None);
+}
+
+#[test]
+fn a_hold_answers_with_every_api_md_field() {
+    let mut desk = Desk::new(theatre(""));
+    desk.hold("ann", "client-01", &["A2", "A1"], &[("standing", 2)], at(0)).unwrap();
+    let hold = desk.state.hold(&support::hold_id("client-01")).unwrap();
+    let json = serde_json::to_value(hold.to_wire(&desk.state.show().id, at(600))).unwrap();
+    assert_eq!(
+        json,
+        serde_json::json!({
+            "holdId": "client-01", "showId": "theatre", "seats": ["A2", "A1"],
+            "areas": {"standing": 2}, "status": "EXPIRED", "expiresAt": at(600).0,
+            "extensions": 0, "late": false, "serverTime": at(600).0
+        })
+    );
+}
+
+#[test]
+fn statuses_use_their_wire_names() {
+    for status in [HoldStatus::Held, HoldStatus::Confirmed, HoldStatus::Released, HoldStatus::Expired] {
+        assert_eq!(HoldStatus::parse(status.as_str()), Some(status));
+        assert_eq!(status.as_str(), status.as_str().to_uppercase());
+    }
+    assert_eq!(HoldStatus::parse("held"), None);
+}
+
+#[test]
+fn a_seat_map_from_the_state_matches_the_api_md_shape() {
+    let mut desk = Desk::new(theatre(""));
+    desk.hold("ann", "client-01", &["A1"], &[("standing", 2)], at(0)).unwrap();
+    let map = desk.state.seat_map(Some(&support::holder("ann")), ServerMillis(5));
+    let json = serde_json::to_value(&map).unwrap();
+    assert_eq!(json["version"], 1);
+    assert_eq!(json["serverTime"], 5);
+    assert_eq!(
+        json["seats"][0],
+        serde_json::json!({"id": "A1", "sold": false, "holdExpiresAt": at(600).0, "mine": true})
+    );
+    assert_eq!(json["seats"][1]["holdExpiresAt"], Value::Null);
+    assert_eq!(
+        json["areas"][0],
+        serde_json::json!({"id": "standing", "capacity": 5, "sold": 0,
+                           "holds": [{"quantity": 2, "expiresAt": at(600).0, "mine": true}]})
+    );
+}
