@@ -53,8 +53,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = store::open(&args.database.url).await?;
     let clock = Clock::skewed(args.clock_skew_ms);
     if args.demo {
-        let outcome = store.create_show(&demo::theatre(), clock.now()).await?;
-        tracing::info!(show = demo::DEMO_SHOW_ID, ?outcome, "demo show");
+        for show in [demo::theatre(), demo::arena()] {
+            let outcome = store.create_show(&show, clock.now()).await?;
+            tracing::info!(show = %show.id, ?outcome, "demo show");
+        }
     }
     let state = AppState::new(store, clock, args.admin_token.map(Arc::from));
     // Expiries that fell due while the server was down are handled first thing.
