@@ -87,6 +87,11 @@ id_type!(
     |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '-', (8, 64)
 );
 
+impl HoldId {
+    /// Sorts before every valid hold id: a bound for ranges of keys.
+    pub(crate) const MIN: Self = Self(String::new());
+}
+
 /// Seats and areas share one namespace per show.
 pub type SeatId = PlaceId;
 /// Seats and areas share one namespace per show.

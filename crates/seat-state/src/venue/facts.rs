@@ -2,7 +2,7 @@
 //! FREE / HELD / SOLD from them with [`crate::seat_state`].
 
 use super::{Change, ShowState};
-use crate::hold::HolderId;
+use crate::hold::{HoldStatus, HolderId};
 use crate::time::ServerMillis;
 use crate::wire;
 
@@ -75,7 +75,11 @@ impl ShowState {
 
     fn seat_fact(&self, at: usize, viewer: Viewer<'_>) -> wire::SeatFact {
         let slot = self.seats[at];
-        let hold = slot.hold.map(|h| &self.holds[h]);
+        // The latest hold, unless it was released or swept as expired.
+        let hold = slot
+            .hold
+            .map(|h| &self.holds[h])
+            .filter(|h| matches!(h.stored_status, HoldStatus::Held | HoldStatus::Confirmed));
         wire::SeatFact {
             id: self.show.seats[at].id.to_string(),
             sold: slot.sold,
@@ -94,7 +98,7 @@ impl ShowState {
             holds: slot
                 .holds
                 .iter()
-                .map(|(&(deadline, h), &quantity)| wire::AreaHoldFact {
+                .map(|((deadline, _), &(quantity, h))| wire::AreaHoldFact {
                     quantity: i64::from(quantity),
                     expires_at: deadline.0,
                     mine: viewer.mine(Some(&self.holds[h].holder)),

@@ -13,7 +13,6 @@ mod decide;
 mod facts;
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::ops::Bound;
 use std::sync::Arc;
 
 use crate::hold::{Hold, HoldStatus, HolderId};
@@ -26,8 +25,17 @@ use crate::wire::HoldRequestBody;
 
 pub use change::{Change, Decision};
 
-/// One seat: the hold that last took it (stored `HELD`, or `CONFIRMED` when
-/// sold), cleared when that hold is released or expired by the sweep.
+/// A stored-`HELD` hold by deadline, then id: an order that does not
+/// depend on the order holds were made or restored in.
+type DueKey = (ServerMillis, HoldId);
+
+/// The first key with a deadline after `now`.
+fn after(now: ServerMillis) -> DueKey {
+    (now.plus_millis(1), HoldId::MIN)
+}
+
+/// One seat: the latest hold that took it (the confirmed one once sold).
+/// Only that hold can be active; see `ShowState::link`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct SeatSlot {
     hold: Option<usize>,
@@ -39,7 +47,7 @@ struct SeatSlot {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct AreaSlot {
     sold: u32,
-    holds: BTreeMap<(ServerMillis, usize), u32>,
+    holds: BTreeMap<DueKey, (u32, usize)>,
 }
 
 /// A show's seats, areas and holds; see the module docs for costs.
@@ -56,7 +64,7 @@ pub struct ShowState {
     /// Per holder, oldest first by (created_at, id).
     by_holder: BTreeMap<HolderId, Vec<usize>>,
     /// Stored-`HELD` holds by deadline: the sweep's queue.
-    due: BTreeSet<(ServerMillis, usize)>,
+    due: BTreeSet<DueKey>,
     version: i64,
 }
 
@@ -101,7 +109,7 @@ impl ShowState {
     }
 
     /// Every hold, in the order they were made or restored.
-    pub fn holds(&self) -> impl Iterator<Item = &Hold> {
+    pub fn holds(&self) -> impl DoubleEndedIterator<Item = &Hold> + ExactSizeIterator {
         self.holds.iter()
     }
 
@@ -130,8 +138,7 @@ impl ShowState {
 
     fn area_available(&self, at: usize, now: ServerMillis) -> u32 {
         let slot = &self.areas[at];
-        let held: u64 =
-            slot.holds.range((Bound::Excluded((now, usize::MAX)), Bound::Unbounded)).map(|(_, &q)| u64::from(q)).sum();
+        let held: u64 = slot.holds.range(after(now)..).map(|(_, &(q, _))| u64::from(q)).sum();
         let taken = held.saturating_add(u64::from(slot.sold));
         let capacity = u64::from(self.show.areas[at].capacity);
         u32::try_from(capacity.saturating_sub(taken)).unwrap_or(0)
@@ -147,16 +154,12 @@ impl ShowState {
     /// Holds due for the expiry sweep: stored `HELD` with a deadline at or
     /// before `now`, earliest first, at most `limit`. O(limit + log holds).
     pub fn expired_holds(&self, now: ServerMillis, limit: usize) -> Vec<(HoldId, ServerMillis)> {
-        self.due
-            .range(..=(now, usize::MAX))
-            .take(limit)
-            .map(|&(deadline, at)| (self.holds[at].id.clone(), deadline))
-            .collect()
+        self.due.range(..after(now)).take(limit).map(|(deadline, id)| (id.clone(), *deadline)).collect()
     }
 
     /// The earliest deadline of a stored-`HELD` hold: when the sweep has work.
     pub fn next_deadline(&self) -> Option<ServerMillis> {
-        self.due.first().map(|&(deadline, _)| deadline)
+        self.due.first().map(|(deadline, _)| *deadline)
     }
 
     /// Adds a hold read back from storage, in any order; sold seats come
@@ -252,21 +255,19 @@ impl ShowState {
         self.link(at);
     }
 
-    /// Records what a stored-`HELD` or `CONFIRMED` hold takes.
+    /// Records what a hold takes. Every seat points at the latest hold that
+    /// took it (by `created_at`, then id), whatever became of it, unless a
+    /// confirmed hold sold it: a newer hold can only exist if the older one
+    /// had ended, so only the latest can be active. Order-independent, so
+    /// [`Self::restore`] may come in any order.
     fn link(&mut self, at: usize) {
         let hold = &self.holds[at];
-        let confirmed = match hold.stored_status {
-            HoldStatus::Held => false,
-            HoldStatus::Confirmed => true,
-            HoldStatus::Released | HoldStatus::Expired => return,
-        };
+        let confirmed = hold.stored_status == HoldStatus::Confirmed;
         for seat in &hold.seats {
             let Some(&s) = self.seat_index.get(seat) else {
                 continue;
             };
             let slot = &mut self.seats[s];
-            // Sold wins; among holds, the later one took the seat after the
-            // earlier expired. Restore may come in any order.
             let newer = |other: usize| {
                 let other = &self.holds[other];
                 (other.created_at, &other.id) < (hold.created_at, &hold.id)
@@ -276,40 +277,35 @@ impl ShowState {
                 slot.sold |= confirmed;
             }
         }
-        for (area, quantity) in &hold.areas {
-            if let (true, Some(&a)) = (confirmed, self.area_index.get(area)) {
-                let slot = &mut self.areas[a];
-                slot.sold = slot.sold.saturating_add(quantity.get());
+        match hold.stored_status {
+            HoldStatus::Held => self.link_deadline(at),
+            HoldStatus::Confirmed => {
+                for (area, quantity) in &hold.areas {
+                    if let Some(&a) = self.area_index.get(area) {
+                        let slot = &mut self.areas[a];
+                        slot.sold = slot.sold.saturating_add(quantity.get());
+                    }
+                }
             }
-        }
-        if !confirmed {
-            self.link_deadline(at);
+            HoldStatus::Released | HoldStatus::Expired => {}
         }
     }
 
-    /// Forgets what a stored-`HELD` hold takes (a confirmed one stays sold).
+    /// A stored-`HELD` hold stops holding its area places and leaves the
+    /// sweep's queue (its seats need nothing: see [`Self::link`]).
     fn unlink(&mut self, at: usize) {
-        if self.holds[at].stored_status != HoldStatus::Held {
-            return;
-        }
-        self.unlink_deadline(at);
-        for seat in &self.holds[at].seats {
-            if let Some(&s) = self.seat_index.get(seat) {
-                let slot = &mut self.seats[s];
-                if slot.hold == Some(at) && !slot.sold {
-                    slot.hold = None;
-                }
-            }
+        if self.holds[at].stored_status == HoldStatus::Held {
+            self.unlink_deadline(at);
         }
     }
 
     /// Adds a stored-`HELD` hold's deadline to its areas and the sweep queue.
     fn link_deadline(&mut self, at: usize) {
         let hold = &self.holds[at];
-        let key = (hold.expires_at, at);
+        let key = (hold.expires_at, hold.id.clone());
         for (area, quantity) in &hold.areas {
             if let Some(&a) = self.area_index.get(area) {
-                self.areas[a].holds.insert(key, quantity.get());
+                self.areas[a].holds.insert(key.clone(), (quantity.get(), at));
             }
         }
         self.due.insert(key);
@@ -317,7 +313,7 @@ impl ShowState {
 
     fn unlink_deadline(&mut self, at: usize) {
         let hold = &self.holds[at];
-        let key = (hold.expires_at, at);
+        let key = (hold.expires_at, hold.id.clone());
         for (area, _) in &hold.areas {
             if let Some(&a) = self.area_index.get(area) {
                 self.areas[a].holds.remove(&key);
