@@ -1,59 +1,133 @@
-//! Every HTTP call the browser makes. Nothing else knows a URL.
+//! Every HTTP call and the live event stream. Nothing else knows a URL.
+//!
+//! Requests go through `fetch` (reqwest on wasm) with same-origin
+//! credentials, so the session cookie set by `POST /api/sessions` rides
+//! along by itself. Bodies are parsed with the wire types of `seat-state`.
 
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use gloo_timers::callback::Timeout;
+use gloo_timers::future::TimeoutFuture;
+use serde::Serialize;
 use serde::de::DeserializeOwned;
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::Closure;
+use web_sys::{EventSource, MessageEvent};
 
-use seat_state::wire::{ErrorBody, SeatMap, ShowBody, ShowList, TimeBody};
+use seat_state::wire::{
+    ChangeEvent, ErrorBody, HoldBody, HoldList, HoldRequestBody, SeatMap, SessionBody, ShowBody, ShowList, TimeBody,
+};
 use seat_state::{ClockSample, LocalMillis, ServerMillis};
 
-/// Why a call failed, in words a customer can read.
+use crate::words;
+
+/// Why a call failed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ApiError {
     /// The server answered with an error body.
-    Server(ErrorBody),
+    Server { status: u16, body: ErrorBody },
     /// The server could not be reached or answered nonsense.
     Transport(String),
 }
 
 impl ApiError {
-    /// One sentence for the page.
-    pub fn message(&self) -> String {
+    /// The API.md error code, when the server gave one.
+    pub fn code(&self) -> Option<&str> {
         match self {
-            Self::Server(body) => body.message.clone(),
-            Self::Transport(_) => {
-                "The server cannot be reached. Check your connection and reload.".to_owned()
-            }
+            Self::Server { body, .. } => Some(&body.error),
+            Self::Transport(_) => None,
+        }
+    }
+
+    /// The seats an error names (`seats_taken`, `invalid_seats`).
+    pub fn seats(&self) -> &[String] {
+        match self {
+            Self::Server { body, .. } => body.seats.as_deref().unwrap_or_default(),
+            Self::Transport(_) => &[],
+        }
+    }
+
+    /// One sentence for the customer.
+    pub fn sentence(&self) -> String {
+        match self {
+            Self::Server { body, .. } => words::error_sentence(
+                &body.error,
+                body.seats.as_deref().unwrap_or_default(),
+                body.area.as_deref(),
+                body.available,
+                &body.message,
+            ),
+            Self::Transport(_) => words::UNREACHABLE.to_owned(),
         }
     }
 }
 
-/// The browser's own clock, which the rules never trust on its own.
+fn transport(error: impl ToString) -> ApiError {
+    ApiError::Transport(error.to_string())
+}
+
+/// The browser's own clock, which the rules never trust on its own. It is
+/// monotonic (`performance.timeOrigin + performance.now()`), so changing
+/// the device's time while the page is open does not move it.
 pub fn local_now() -> LocalMillis {
-    LocalMillis(js_sys::Date::now() as i64)
+    let monotonic = web_sys::window()
+        .and_then(|window| window.performance())
+        .map(|performance| performance.time_origin() + performance.now());
+    LocalMillis(monotonic.unwrap_or_else(js_sys::Date::now) as i64)
 }
 
 fn url(path: &str) -> String {
-    let origin = web_sys::window()
-        .and_then(|window| window.location().origin().ok())
-        .unwrap_or_default();
+    let origin = web_sys::window().and_then(|window| window.location().origin().ok()).unwrap_or_default();
     format!("{origin}{path}")
 }
 
-async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
-    let response = reqwest::get(url(path))
-        .await
-        .map_err(|error| ApiError::Transport(error.to_string()))?;
-    if response.status().is_success() {
-        response
-            .json()
-            .await
-            .map_err(|error| ApiError::Transport(error.to_string()))
+/// Parses JSON with the browser's own parser into a wire type.
+pub fn from_json<T: DeserializeOwned>(text: &str) -> Option<T> {
+    let value = js_sys::JSON::parse(text).ok()?;
+    serde_wasm_bindgen::from_value(value).ok()
+}
+
+/// Serializes a wire type to JSON with the browser's own serializer.
+fn to_json(body: &impl Serialize) -> Result<String, ApiError> {
+    let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+    let value = body.serialize(&serializer).map_err(transport)?;
+    js_sys::JSON::stringify(&value).map(String::from).map_err(|_| transport("unserializable body"))
+}
+
+/// Sends a request and reads the answer: `Ok(None)` for an empty success
+/// body (204), the error body for a failure.
+async fn exchange<T: DeserializeOwned>(request: reqwest::RequestBuilder) -> Result<Option<T>, ApiError> {
+    let response = request.fetch_credentials_same_origin().send().await.map_err(transport)?;
+    let status = response.status();
+    let text = response.text().await.map_err(transport)?;
+    if status.is_success() {
+        if text.is_empty() {
+            return Ok(None);
+        }
+        from_json(&text).map(Some).ok_or_else(|| transport("unreadable answer"))
     } else {
-        let body = response
-            .json()
-            .await
-            .map_err(|error| ApiError::Transport(error.to_string()))?;
-        Err(ApiError::Server(body))
+        let body = from_json(&text).ok_or_else(|| transport(format!("status {status} without an error body")))?;
+        Err(ApiError::Server { status: status.as_u16(), body })
     }
+}
+
+async fn send<T: DeserializeOwned>(request: reqwest::RequestBuilder) -> Result<T, ApiError> {
+    exchange(request).await?.ok_or_else(|| transport("empty answer"))
+}
+
+async fn post_empty<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
+    send(reqwest::Client::new().post(url(path))).await
+}
+
+async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
+    send(reqwest::Client::new().get(url(path))).await
+}
+
+async fn post<T: DeserializeOwned>(path: &str, body: &impl Serialize) -> Result<T, ApiError> {
+    let request =
+        reqwest::Client::new().post(url(path)).header("content-type", "application/json").body(to_json(body)?);
+    send(request).await
 }
 
 /// Every show.
@@ -66,7 +140,7 @@ pub async fn show(show_id: &str) -> Result<ShowBody, ApiError> {
     get(&format!("/api/shows/{show_id}")).await
 }
 
-/// The facts every seat's state is derived from.
+/// The facts every seat's state is derived from (with `mine` for this session).
 pub async fn seat_map(show_id: &str) -> Result<SeatMap, ApiError> {
     get(&format!("/api/shows/{show_id}/seats")).await
 }
@@ -75,9 +149,250 @@ pub async fn seat_map(show_id: &str) -> Result<SeatMap, ApiError> {
 pub async fn sample_clock() -> Result<ClockSample, ApiError> {
     let sent = local_now();
     let body: TimeBody = get("/api/time").await?;
-    Ok(ClockSample {
-        sent,
-        server: ServerMillis(body.server_time),
-        received: local_now(),
-    })
+    Ok(ClockSample { sent, server: ServerMillis(body.server_time), received: local_now() })
+}
+
+/// Several round trips, one after another; the caller keeps the best.
+pub async fn sample_clock_several(count: usize) -> Result<Vec<ClockSample>, ApiError> {
+    let mut samples = Vec::with_capacity(count);
+    for _ in 0..count {
+        samples.push(sample_clock().await?);
+    }
+    Ok(samples)
+}
+
+/// The caller's holds, newest first. Starts a session first when the
+/// browser has none (or an unknown one), so a reload keeps the cookie's
+/// session and its holds, and a first visit gets a session.
+pub async fn my_holds() -> Result<HoldList, ApiError> {
+    match get("/api/holds").await {
+        Err(ApiError::Server { status: 401, .. }) => {
+            let _: SessionBody = post_empty("/api/sessions").await?;
+            get("/api/holds").await
+        }
+        other => other,
+    }
+}
+
+/// How often a hold request is sent before giving up on the network.
+const HOLD_ATTEMPTS: u32 = 3;
+
+/// Asks to hold the places in `body`. The body carries a client-chosen
+/// `holdId`, so when the network fails the very same request is sent again:
+/// the server answers a repeat with the same hold and takes nothing more.
+pub async fn create_hold(show_id: &str, body: &HoldRequestBody) -> Result<HoldBody, ApiError> {
+    let path = format!("/api/shows/{show_id}/holds");
+    let mut attempt = 1;
+    loop {
+        match post(&path, body).await {
+            Err(ApiError::Transport(_)) if attempt < HOLD_ATTEMPTS => {
+                TimeoutFuture::new(400 * 3_u32.pow(attempt - 1)).await;
+                attempt += 1;
+            }
+            other => return other,
+        }
+    }
+}
+
+/// Adds the show's extension to the hold's deadline.
+pub async fn extend(hold_id: &str) -> Result<HoldBody, ApiError> {
+    post_empty(&format!("/api/holds/{hold_id}/extend")).await
+}
+
+/// Buys the hold's places (payment is out of scope).
+pub async fn confirm(hold_id: &str) -> Result<HoldBody, ApiError> {
+    post_empty(&format!("/api/holds/{hold_id}/confirm")).await
+}
+
+/// Lets the hold's places go.
+pub async fn release(hold_id: &str) -> Result<(), ApiError> {
+    let request = reqwest::Client::new().delete(url(&format!("/api/holds/{hold_id}")));
+    exchange::<TimeBody>(request).await.map(|_| ())
+}
+
+/// A fresh hold id: 128 random bits from `crypto.getRandomValues`, as 32
+/// hex digits (API.md asks for `[A-Za-z0-9_-]{8,64}`).
+pub fn new_hold_id() -> String {
+    let mut bytes = [0_u8; 16];
+    let filled = web_sys::window()
+        .and_then(|window| window.crypto().ok())
+        .is_some_and(|crypto| crypto.get_random_values_with_u8_array(&mut bytes).is_ok());
+    if !filled {
+        for byte in &mut bytes {
+            *byte = (js_sys::Math::random() * 256.0) as u8;
+        }
+    }
+    bytes.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// What the live stream reports.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LiveEvent {
+    /// The stream is open (again).
+    Connected,
+    /// The stream broke; it is being reopened.
+    Reconnecting,
+    /// The whole seat map, first on every fresh connection.
+    Snapshot(SeatMap),
+    /// Some seats or areas changed.
+    Change(ChangeEvent),
+    /// An event could not be read: the map may have missed something.
+    Garbled,
+}
+
+type Listener = Closure<dyn FnMut(web_sys::Event)>;
+
+struct Feed {
+    url: String,
+    on_event: Rc<dyn Fn(LiveEvent)>,
+    source: Option<EventSource>,
+    listeners: Vec<(&'static str, Listener)>,
+    /// Errors since the stream was last open.
+    failures: u32,
+    retry: Option<Timeout>,
+}
+
+/// `GET /api/shows/{id}/events`, kept open.
+///
+/// A short break is left to the browser, which reconnects by itself and
+/// sends `Last-Event-ID`, so the server replays only what was missed. When
+/// that fails too (or the server refuses), the stream is reopened with
+/// exponential back-off (0.5 s doubling up to 30 s, with jitter); a fresh
+/// connection starts with a snapshot, so the map always ends equal to the
+/// server's. Dropping the `LiveFeed` closes the stream.
+pub struct LiveFeed {
+    feed: Rc<RefCell<Feed>>,
+}
+
+impl LiveFeed {
+    /// Opens the stream of `show_id`; `on_event` hears everything.
+    pub fn open(show_id: &str, on_event: impl Fn(LiveEvent) + 'static) -> Self {
+        let feed = Rc::new(RefCell::new(Feed {
+            url: url(&format!("/api/shows/{show_id}/events")),
+            on_event: Rc::new(on_event),
+            source: None,
+            listeners: Vec::new(),
+            failures: 0,
+            retry: None,
+        }));
+        connect(&feed);
+        Self { feed }
+    }
+
+    /// Reopens at once if the stream is waiting out a back-off (e.g. when
+    /// the tab comes back into view).
+    pub fn nudge(&self) {
+        let waiting = self.feed.borrow().retry.is_some();
+        if waiting {
+            self.feed.borrow_mut().retry = None;
+            connect(&self.feed);
+        }
+    }
+}
+
+impl Drop for LiveFeed {
+    fn drop(&mut self) {
+        disconnect(&mut self.feed.borrow_mut());
+    }
+}
+
+fn disconnect(feed: &mut Feed) {
+    feed.retry = None;
+    if let Some(source) = feed.source.take() {
+        for (name, listener) in feed.listeners.drain(..) {
+            let _ = source.remove_event_listener_with_callback(name, listener.as_ref().unchecked_ref());
+        }
+        source.close();
+    }
+}
+
+fn parse<T: DeserializeOwned>(event: &web_sys::Event) -> Option<T> {
+    from_json(&event.dyn_ref::<MessageEvent>()?.data().as_string()?)
+}
+
+fn connect(shared: &Rc<RefCell<Feed>>) {
+    let mut feed = shared.borrow_mut();
+    disconnect(&mut feed);
+    let Ok(source) = EventSource::new(&feed.url) else {
+        drop(feed);
+        schedule_retry(shared);
+        return;
+    };
+    let emit = Rc::clone(&feed.on_event);
+    let listen = |name: &'static str, handle: Box<dyn FnMut(web_sys::Event)>| {
+        let listener = Closure::wrap(handle);
+        let _ = source.add_event_listener_with_callback(name, listener.as_ref().unchecked_ref());
+        (name, listener)
+    };
+    let weak = Rc::downgrade(shared);
+    let on_open = {
+        let emit = Rc::clone(&emit);
+        let weak = weak.clone();
+        listen(
+            "open",
+            Box::new(move |_| {
+                if let Some(feed) = weak.upgrade() {
+                    feed.borrow_mut().failures = 0;
+                }
+                emit(LiveEvent::Connected);
+            }),
+        )
+    };
+    let on_snapshot = {
+        let emit = Rc::clone(&emit);
+        listen(
+            "snapshot",
+            Box::new(move |event| {
+                emit(parse(&event).map_or(LiveEvent::Garbled, LiveEvent::Snapshot));
+            }),
+        )
+    };
+    let on_change = {
+        let emit = Rc::clone(&emit);
+        listen(
+            "change",
+            Box::new(move |event| {
+                emit(parse(&event).map_or(LiveEvent::Garbled, LiveEvent::Change));
+            }),
+        )
+    };
+    let on_error = listen(
+        "error",
+        Box::new(move |_| {
+            emit(LiveEvent::Reconnecting);
+            let Some(shared) = weak.upgrade() else {
+                return;
+            };
+            let give_up = {
+                let mut feed = shared.borrow_mut();
+                feed.failures += 1;
+                let closed = feed.source.as_ref().is_none_or(|source| source.ready_state() == EventSource::CLOSED);
+                closed || feed.failures >= 2
+            };
+            if give_up {
+                // Stop the browser's own retries; the listeners (this one
+                // included) are dropped on the next connect, not while running.
+                if let Some(source) = shared.borrow().source.as_ref() {
+                    source.close();
+                }
+                schedule_retry(&shared);
+            }
+        }),
+    );
+    feed.listeners = vec![on_open, on_snapshot, on_change, on_error];
+    feed.source = Some(source);
+}
+
+fn schedule_retry(shared: &Rc<RefCell<Feed>>) {
+    let failures = shared.borrow().failures.clamp(1, 7);
+    let base = 500_u32 << (failures - 1);
+    let delay = base.min(30_000) + (js_sys::Math::random() * 250.0) as u32;
+    let weak = Rc::downgrade(shared);
+    let timer = Timeout::new(delay, move || {
+        if let Some(shared) = weak.upgrade() {
+            shared.borrow_mut().retry = None;
+            connect(&shared);
+        }
+    });
+    shared.borrow_mut().retry = Some(timer);
 }

@@ -1,8 +1,19 @@
-//! The customer's seat map. Components only render; `api` is the only code
-//! that knows URLs; `seat-state` decides what every seat shows.
+//! The customer's seat map.
+//!
+//! `seat-state` decides: its sans-io [`seat_state::SeatMapSync`], driven by
+//! [`live_map`], answers every seat's state. [`model`] mirrors the answers in
+//! one signal per seat; `components` only render those signals; [`api`] is
+//! the only code that knows URLs; [`controller`] turns clicks into calls.
 
 pub mod api;
 pub mod components;
+pub mod controller;
+pub mod layout;
+pub mod live_map;
+pub mod model;
 pub mod route;
+pub mod selection;
+pub mod viewport;
+pub mod words;
 
 pub use components::app::App;

@@ -1,7 +1,16 @@
 //! One component per file.
 
 pub mod app;
+pub mod area_picker;
+pub mod connection_status;
+pub mod countdown;
+pub mod hold_panel;
 pub mod legend;
+pub mod messages;
+pub mod seat;
 pub mod seat_map;
+pub mod selection_bar;
 pub mod show_list;
 pub mod show_page;
+pub mod show_view;
+pub mod zoom_controls;

@@ -1,89 +1,230 @@
+use std::sync::Arc;
+
 use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
-use seat_state::{SeatState, ServerMillis, seat_state};
+use crate::components::seat::Seat;
+use crate::components::zoom_controls::ZoomControls;
+use crate::layout::Step;
+use crate::model::MapModel;
+use crate::viewport::{Viewport, ZOOM_STEP};
 
-/// One seat as the map draws it: where it is and the facts its state comes from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct SeatOnMap {
-    pub id: String,
-    pub label: String,
-    pub x: f64,
-    pub y: f64,
-    pub sold: bool,
-    pub hold_expires_at: Option<ServerMillis>,
+/// How far (CSS pixels) a press may move and still count as a click.
+const DRAG_THRESHOLD: f64 = 6.0;
+
+/// Pointers on the map, for dragging and pinching.
+#[derive(Debug, Default)]
+struct Pointers {
+    /// `(pointerId, x, y)` of each pointer down.
+    down: Vec<(i32, f64, f64)>,
+    /// Where the first pointer went down.
+    start: (f64, f64),
+    /// The gesture moved the map: the click that ends it selects nothing.
+    dragged: bool,
 }
 
-/// Room around the outermost seats, in map units.
-const MARGIN: f64 = 20.0;
-
-fn view_box(seats: &[SeatOnMap]) -> String {
-    let (mut min_x, mut min_y, mut max_x, mut max_y) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-    for seat in seats {
-        min_x = min_x.min(seat.x);
-        min_y = min_y.min(seat.y);
-        max_x = max_x.max(seat.x);
-        max_y = max_y.max(seat.y);
-    }
-    if seats.is_empty() {
-        return "0 0 100 100".to_owned();
-    }
-    let (x, y) = (min_x - MARGIN, min_y - MARGIN);
-    format!(
-        "{x} {y} {} {}",
-        max_x - min_x + 2.0 * MARGIN,
-        max_y - min_y + 2.0 * MARGIN
-    )
+/// The index of the seat an event happened on.
+fn seat_index(target: Option<web_sys::EventTarget>) -> Option<usize> {
+    target?
+        .dyn_into::<web_sys::Element>()
+        .ok()?
+        .closest("[data-index]")
+        .ok()??
+        .get_attribute("data-index")?
+        .parse()
+        .ok()
 }
 
-fn spoken(state: SeatState) -> &'static str {
-    match state {
-        SeatState::Free => "available",
-        SeatState::Held => "held",
-        SeatState::Sold => "sold",
-    }
+/// Pixels per map unit and the map point under a client position, as
+/// fractions of the visible rectangle (`preserveAspectRatio="xMidYMid meet"`).
+fn locate(svg: &web_sys::Element, view: &Viewport, client_x: f64, client_y: f64) -> (f64, f64, f64) {
+    let rect = svg.get_bounding_client_rect();
+    let visible = view.visible();
+    let scale = (rect.width() / visible.width).min(rect.height() / visible.height).max(1e-6);
+    let left = rect.left() + (rect.width() - visible.width * scale) / 2.0;
+    let top = rect.top() + (rect.height() - visible.height * scale) / 2.0;
+    let fx = ((client_x - left) / (visible.width * scale)).clamp(0.0, 1.0);
+    let fy = ((client_y - top) / (visible.height * scale)).clamp(0.0, 1.0);
+    (scale, fx, fy)
 }
 
-/// The seat map: every seat at its x/y, in the state `seat-state` derives
-/// from its facts against the estimated server time.
+/// The seat map: every seat at its place, the stage side at the top, with
+/// zoom and pan (buttons, wheel, drag, pinch, `+`/`-`/`0`) and keyboard
+/// navigation (arrows between seats and rows, Home/End, Enter/Space to
+/// pick). Clicks and keys are handled once for the whole map, not per seat.
 #[component]
 pub fn SeatMap(
-    /// The seats with their facts, in drawing order.
-    seats: Vec<SeatOnMap>,
-    /// The estimated server now that states are derived against.
-    #[prop(into)]
-    server_now: Signal<ServerMillis>,
+    /// Every seat with its signal, and their keyboard order.
+    model: Arc<MapModel>,
+    /// Picks or unpicks the seat at this index.
+    on_toggle: Callback<usize>,
 ) -> impl IntoView {
-    let view_box = view_box(&seats);
-    let drawn = seats
-        .into_iter()
-        .map(|seat| {
-            let SeatOnMap {
-                id,
-                label,
-                x,
-                y,
-                sold,
-                hold_expires_at,
-            } = seat;
-            let state = Memo::new(move |_| seat_state(sold, hold_expires_at, server_now.get()));
-            view! {
-                <g
-                    class="seat"
-                    data-seat-id=id
-                    data-state=move || state.get().as_str()
-                    transform=format!("translate({x} {y})")
-                    role="img"
-                    aria-label=move || format!("{label}, {}", spoken(state.get()))
-                >
-                    <circle r="12"></circle>
-                    <path class="mark" d="M -5 -5 L 5 5 M 5 -5 L -5 5"></path>
-                </g>
+    let bounds = model.layout.bounds;
+    let viewport = RwSignal::new(Viewport::whole(bounds));
+    let radius = (model.layout.pitch() * 0.4).clamp(2.0, 14.0);
+    let svg_ref = NodeRef::<leptos::svg::Svg>::new();
+    let pointers = StoredValue::new_local(Pointers::default());
+
+    // The seat Tab lands on (roving tab stop): arrows and clicks move it.
+    let tab_stop = StoredValue::new(model.layout.first().unwrap_or(0));
+    let focus_seat = {
+        let model = Arc::clone(&model);
+        move |to: usize| {
+            model.move_tab_stop(tab_stop.get_value(), to);
+            tab_stop.set_value(to);
+            if let Some(cell) = model.seats.get(to) {
+                viewport.update(|view| *view = view.reveal(cell.x, cell.y, radius * 2.0));
             }
-        })
+            let target = svg_ref
+                .get_untracked()
+                .and_then(|svg| svg.query_selector(&format!("[data-index=\"{to}\"]")).ok().flatten())
+                .and_then(|element| element.dyn_into::<web_sys::SvgElement>().ok());
+            if let Some(element) = target {
+                let _ = element.focus();
+            }
+        }
+    };
+
+    let on_keydown = {
+        let model = Arc::clone(&model);
+        let focus_seat = focus_seat.clone();
+        move |event: KeyboardEvent| {
+            let key = event.key();
+            let zoom = match key.as_str() {
+                "+" | "=" => Some(viewport.get_untracked().zoom(ZOOM_STEP)),
+                "-" => Some(viewport.get_untracked().zoom(1.0 / ZOOM_STEP)),
+                "0" => Some(Viewport::whole(bounds)),
+                _ => None,
+            };
+            if let Some(view) = zoom {
+                event.prevent_default();
+                viewport.set(view);
+                return;
+            }
+            let Some(index) = seat_index(event.target()) else {
+                return;
+            };
+            if let Some(step) = Step::from_key(&key) {
+                event.prevent_default();
+                focus_seat(model.layout.step(index, step));
+            } else if key == "Enter" || key == " " {
+                event.prevent_default();
+                on_toggle.run(index);
+            }
+        }
+    };
+
+    let on_click = move |event: MouseEvent| {
+        let dragged = pointers.try_update_value(|p| std::mem::take(&mut p.dragged)).unwrap_or(false);
+        if dragged {
+            return;
+        }
+        if let Some(index) = seat_index(event.target()) {
+            focus_seat(index);
+            on_toggle.run(index);
+        }
+    };
+
+    let on_wheel = move |event: WheelEvent| {
+        let Some(svg) = svg_ref.get_untracked() else {
+            return;
+        };
+        event.prevent_default();
+        let view = viewport.get_untracked();
+        let (_, fx, fy) = locate(&svg, &view, event.client_x().into(), event.client_y().into());
+        let factor = if event.delta_y() < 0.0 { 1.25 } else { 1.0 / 1.25 };
+        viewport.set(view.zoom_at(factor, fx, fy));
+    };
+
+    let on_pointerdown = move |event: PointerEvent| {
+        let (x, y) = (f64::from(event.client_x()), f64::from(event.client_y()));
+        pointers.update_value(|p| {
+            if p.down.is_empty() {
+                p.start = (x, y);
+                p.dragged = false;
+            }
+            p.down.push((event.pointer_id(), x, y));
+        });
+    };
+
+    let on_pointermove = move |event: PointerEvent| {
+        let Some(svg) = svg_ref.get_untracked() else {
+            return;
+        };
+        let (id, x, y) = (event.pointer_id(), f64::from(event.client_x()), f64::from(event.client_y()));
+        let view = viewport.get_untracked();
+        let next = pointers
+            .try_update_value(|p| {
+                let at = p.down.iter().position(|(down, _, _)| *down == id)?;
+                let (_, old_x, old_y) = p.down[at];
+                p.down[at] = (id, x, y);
+                match p.down.len() {
+                    1 => {
+                        let moved = (x - p.start.0).hypot(y - p.start.1);
+                        if !p.dragged && moved > DRAG_THRESHOLD && !view.is_whole() {
+                            p.dragged = true;
+                            let _ = svg.set_pointer_capture(id);
+                        }
+                        p.dragged.then(|| {
+                            let (scale, _, _) = locate(&svg, &view, x, y);
+                            view.pan_map(-(x - old_x) / scale, -(y - old_y) / scale)
+                        })
+                    }
+                    2 => {
+                        let (_, other_x, other_y) = p.down[1 - at];
+                        let before = (old_x - other_x).hypot(old_y - other_y);
+                        let after = (x - other_x).hypot(y - other_y);
+                        p.dragged = true;
+                        (before > 1.0).then(|| {
+                            let (_, fx, fy) = locate(&svg, &view, (x + other_x) / 2.0, (y + other_y) / 2.0);
+                            view.zoom_at(after / before, fx, fy)
+                        })
+                    }
+                    _ => None,
+                }
+            })
+            .flatten();
+        if let Some(view) = next {
+            event.prevent_default();
+            viewport.set(view);
+        }
+    };
+
+    let on_pointerup = move |event: PointerEvent| {
+        let id = event.pointer_id();
+        pointers.update_value(|p| p.down.retain(|(down, _, _)| *down != id));
+    };
+
+    let seats = model
+        .seats
+        .iter()
+        .enumerate()
+        .map(|(index, cell)| view! { <Seat cell=cell.clone() index radius/> })
         .collect_view();
+    let aspect = format!("aspect-ratio: {:.2} / {:.2}", bounds.width, bounds.height);
     view! {
-        <svg class="seat-map" viewBox=view_box preserveAspectRatio="xMidYMin meet">
-            {drawn}
-        </svg>
+        <div class="map">
+            <ZoomControls viewport/>
+            <svg
+                node_ref=svg_ref
+                class="seat-map"
+                class:zoomed=move || viewport.with(|view| !view.is_whole())
+                style=aspect
+                role="group"
+                aria-label="Seat map. Arrow keys move between seats and rows; Enter or Space picks a seat."
+                viewBox=move || viewport.with(Viewport::view_box)
+                preserveAspectRatio="xMidYMid meet"
+                on:keydown=on_keydown
+                on:click=on_click
+                on:wheel=on_wheel
+                on:pointerdown=on_pointerdown
+                on:pointermove=on_pointermove
+                on:pointerup=on_pointerup
+                on:pointercancel=on_pointerup
+            >
+                {seats}
+            </svg>
+        </div>
     }
 }

@@ -15,12 +15,8 @@ pub fn ShowListPage() -> impl IntoView {
     });
     move || match shows.get() {
         None => view! { <p class="notice">"Loading shows…"</p> }.into_any(),
-        Some(Err(error)) => {
-            view! { <p class="notice" role="alert">{error.message()}</p> }.into_any()
-        }
-        Some(Ok(list)) if list.is_empty() => {
-            view! { <p class="notice">"No shows yet."</p> }.into_any()
-        }
+        Some(Err(error)) => view! { <p class="notice" role="alert">{error.sentence()}</p> }.into_any(),
+        Some(Ok(list)) if list.is_empty() => view! { <p class="notice">"No shows yet."</p> }.into_any(),
         Some(Ok(list)) => view! {
             <h1>"Shows"</h1>
             <ul class="shows">

@@ -1,0 +1,74 @@
+use std::sync::Arc;
+
+use leptos::prelude::*;
+
+use crate::components::area_picker::AreaPicker;
+use crate::components::connection_status::{Connection, ConnectionStatus};
+use crate::components::hold_panel::HoldPanel;
+use crate::components::legend::Legend;
+use crate::components::messages::Messages;
+use crate::components::seat_map::SeatMap;
+use crate::components::selection_bar::SelectionBar;
+use crate::controller::Controller;
+use crate::model::{AreaCell, MapModel};
+
+/// A show's page once loaded: its name and connection state, the
+/// announcements, the hold banner, the stage, the map and its legend,
+/// standing areas, and what is picked. It only renders: actions go to the
+/// controller, states come from the signals the live map keeps.
+#[component]
+pub fn ShowView(
+    /// The show's name, for the heading.
+    name: String,
+    /// How many seconds one extension adds.
+    extension_seconds: i64,
+    /// Every seat with its signal.
+    model: Arc<MapModel>,
+    /// The general-admission areas.
+    areas: Vec<AreaCell>,
+    /// What the buttons and seats do.
+    controller: Controller,
+    /// The live stream's state.
+    #[prop(into)]
+    connection: Signal<Connection>,
+) -> impl IntoView {
+    let shown = controller.shown;
+    let has_areas = !areas.is_empty();
+    let other_hold_open =
+        move || shown.active_holds.get() >= controller.max_active_holds && shown.hold.with(Option::is_none);
+    let hold_blocked =
+        Signal::derive(move || controller.busy.get() || shown.active_holds.get() >= controller.max_active_holds);
+    view! {
+        <div class="show-head">
+            <h1>{name}</h1>
+            <ConnectionStatus connection/>
+        </div>
+        <Messages alert=shown.alert status=controller.status/>
+        <HoldPanel
+            hold=shown.hold
+            countdown=shown.countdown
+            extension_seconds
+            busy=controller.busy
+            on_action=Callback::new(move |action| controller.act(action))
+        />
+        <div class="stage" aria-hidden="true">"Stage"</div>
+        <SeatMap model on_toggle=Callback::new(move |index| controller.toggle(index))/>
+        <Legend/>
+        {has_areas.then(|| view! {
+            <AreaPicker
+                areas
+                selection=shown.selection
+                on_quantity=Callback::new(move |(area, quantity): (String, u32)| controller.set_quantity(&area, quantity))
+            />
+        })}
+        <SelectionBar
+            selection=shown.selection
+            disabled=hold_blocked
+            on_hold=Callback::new(move |()| controller.hold())
+            on_clear=Callback::new(move |()| controller.clear())
+        />
+        <Show when=other_hold_open>
+            <p class="notice">"You have a hold open in another tab or window. Confirm or release it to hold more."</p>
+        </Show>
+    }
+}

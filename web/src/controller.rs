@@ -1,0 +1,232 @@
+//! What the customer's actions do: pick, hold, extend, confirm, release.
+//! Each action calls `api`, feeds the answer to the [`LiveMap`], and puts a
+//! sentence in front of the customer when something went wrong.
+
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use seat_state::LocalMillis;
+use seat_state::sync::Input;
+use seat_state::wire::{HoldBody, ShowDefinition};
+
+use crate::api::{self, ApiError};
+use crate::components::hold_panel::HoldAction;
+use crate::live_map::{LiveMap, Shown};
+use crate::model::{AreaCell, MapModel};
+use crate::selection::Toggle;
+use crate::words;
+
+/// Handles for everything an action touches; cheap to copy into callbacks.
+#[derive(Clone, Copy)]
+pub struct Controller {
+    pub show_id: StoredValue<String>,
+    pub model: StoredValue<Arc<MapModel>>,
+    pub live: StoredValue<LiveMap, LocalStorage>,
+    pub shown: Shown,
+    /// A request is under way.
+    pub busy: RwSignal<bool>,
+    /// Polite news for the status region.
+    pub status: RwSignal<Option<String>>,
+    /// How many active holds one customer may have.
+    pub max_active_holds: u32,
+}
+
+/// Fetches a fresh seat map after the machine missed a change.
+pub fn resync(show_id: String, live: StoredValue<LiveMap, LocalStorage>) {
+    spawn_local(async move {
+        if let Ok(facts) = api::seat_map(&show_id).await {
+            live.try_update_value(|live| live.feed(Input::Snapshot(facts)));
+        }
+    });
+}
+
+impl Controller {
+    /// Cells, live map and controller for a show; nothing is fed yet.
+    /// `local_now` is the local clock (a fake one in tests).
+    pub fn new(show: &ShowDefinition, local_now: fn() -> LocalMillis) -> (Self, Arc<MapModel>, Vec<AreaCell>) {
+        let model = MapModel::new(&show.seats);
+        let areas: Vec<AreaCell> = show
+            .areas
+            .iter()
+            .map(|area| AreaCell { id: area.id.clone(), name: area.name.clone(), available: RwSignal::new(0) })
+            .collect();
+        let shown = Shown::new(u32::try_from(show.max_seats_per_hold).unwrap_or(1));
+        let show_id = show.id.clone();
+        let live = LiveMap::create(
+            Arc::clone(&model),
+            areas.clone(),
+            shown,
+            u32::try_from(show.max_extensions).unwrap_or(0),
+            local_now,
+            move |live| resync(show_id.clone(), live),
+        );
+        let controller = Self {
+            show_id: StoredValue::new(show.id.clone()),
+            model: StoredValue::new(Arc::clone(&model)),
+            live,
+            shown,
+            busy: RwSignal::new(false),
+            status: RwSignal::new(None),
+            max_active_holds: u32::try_from(show.max_active_holds_per_holder).unwrap_or(1),
+        };
+        (controller, model, areas)
+    }
+
+    fn say(&self, alert: Option<String>, status: Option<String>) {
+        self.shown.alert.set(alert);
+        self.status.set(status);
+    }
+
+    /// Picks or unpicks the seat at `index`.
+    pub fn toggle(&self, index: usize) {
+        let Some((seat_id, label, look)) = self.model.with_value(|model| {
+            let cell = model.seats.get(index)?;
+            Some((cell.id.clone(), cell.label.clone(), cell.look.get_untracked()))
+        }) else {
+            return;
+        };
+        let available = look.state == seat_state::SeatState::Free;
+        let mut outcome = Toggle::Unavailable;
+        self.shown.selection.update(|selection| outcome = selection.toggle(&seat_id, available));
+        match outcome {
+            Toggle::Added | Toggle::Removed => {
+                let selected = outcome == Toggle::Added;
+                self.model.with_value(|model| model.set_selected(&seat_id, selected));
+                self.say(None, None);
+            }
+            Toggle::OverLimit => {
+                let max = self.shown.selection.with_untracked(|s| s.max_places());
+                self.say(Some(words::over_limit(max)), None);
+            }
+            Toggle::Unavailable => {
+                let why = words::spoken_state(look.state, look.mine);
+                self.say(None, Some(format!("{label} is {why}.")));
+            }
+        }
+    }
+
+    /// Sets how many places of an area are picked.
+    pub fn set_quantity(&self, area_id: &str, wanted: u32) {
+        let available = self.live.with_value(|live| live.available(area_id));
+        let mut cut = false;
+        self.shown.selection.update(|selection| cut = selection.set_quantity(area_id, wanted, available).1);
+        if cut {
+            let max = self.shown.selection.with_untracked(|s| s.max_places());
+            self.say(Some(words::over_limit(max)), None);
+        } else {
+            self.say(None, None);
+        }
+    }
+
+    /// Unpicks everything.
+    pub fn clear(&self) {
+        let seats = self.shown.selection.with_untracked(|s| s.seats().to_vec());
+        self.model.with_value(|model| {
+            for seat_id in &seats {
+                model.set_selected(seat_id, false);
+            }
+        });
+        self.shown.selection.update(|selection| selection.clear());
+        self.say(None, None);
+    }
+
+    /// Feeds hold answers to the machine.
+    fn took(&self, holds: Vec<HoldBody>) {
+        self.live.update_value(|live| live.feed(Input::MyHolds(holds)));
+    }
+
+    /// Holds the selection. On `seats_taken`, names the taken seats and
+    /// unpicks only those.
+    pub fn hold(self) {
+        let hold_id = api::new_hold_id();
+        let request = self.shown.selection.with_untracked(|s| s.to_request(&hold_id));
+        let show_id = self.show_id.get_value();
+        self.busy.set(true);
+        self.live.update_value(|live| live.set_in_flight(request.seats.clone()));
+        spawn_local(async move {
+            let answer = api::create_hold(&show_id, &request).await;
+            self.live.update_value(|live| live.set_in_flight(Vec::new()));
+            self.busy.set(false);
+            match answer {
+                Ok(hold) => {
+                    let places = hold.seats.len() as u32 + hold.areas.values().map(|q| *q as u32).sum::<u32>();
+                    self.clear();
+                    self.live.update_value(|live| {
+                        live.focus(Some(hold.hold_id.clone()));
+                        live.feed(Input::MyHolds(vec![hold]));
+                    });
+                    self.say(None, Some(format!("Held {}. Confirm before the time runs out.", words::places(places))));
+                }
+                Err(error) => self.refused(&error),
+            }
+        });
+    }
+
+    /// Shows a refusal; for taken seats, unpicks only those.
+    pub fn refused(&self, error: &ApiError) {
+        if error.code() == Some("seats_taken") {
+            let taken = error.seats().to_vec();
+            self.model.with_value(|model| {
+                for seat_id in &taken {
+                    model.set_selected(seat_id, false);
+                }
+            });
+            self.shown.selection.update(|selection| {
+                selection.remove_seats(&taken);
+            });
+        }
+        if matches!(error.code(), Some("hold_expired" | "hold_released" | "no_hold" | "already_confirmed")) {
+            self.refresh_holds();
+        }
+        self.say(Some(error.sentence()), None);
+    }
+
+    /// Asks the server for my holds again (after a reload, a reconnect, or
+    /// a refusal that says the hold changed elsewhere).
+    pub fn refresh_holds(self) {
+        spawn_local(async move {
+            if let Ok(list) = api::my_holds().await {
+                self.took(list.holds);
+            }
+        });
+    }
+
+    /// Runs a button of the hold panel.
+    pub fn act(self, action: HoldAction) {
+        let Some(hold_id) = self.live.with_value(LiveMap::focused) else {
+            return;
+        };
+        if action == HoldAction::Dismiss {
+            self.live.update_value(|live| live.focus(None));
+            self.say(None, None);
+            return;
+        }
+        self.busy.set(true);
+        spawn_local(async move {
+            let answer = match action {
+                HoldAction::Extend => api::extend(&hold_id).await.map(Some),
+                HoldAction::Confirm => api::confirm(&hold_id).await.map(Some),
+                HoldAction::Release => api::release(&hold_id).await.map(|()| None),
+                HoldAction::Dismiss => Ok(None),
+            };
+            self.busy.set(false);
+            match (action, answer) {
+                (_, Err(error)) => self.refused(&error),
+                (HoldAction::Release, Ok(_)) => {
+                    self.live.update_value(|live| live.focus(None));
+                    self.refresh_holds();
+                    self.say(None, Some("Released. The seats are free again.".to_owned()));
+                }
+                (_, Ok(hold)) => {
+                    let news = match action {
+                        HoldAction::Extend => "Extended. Your new time is shown.",
+                        _ => "Confirmed. Enjoy the show!",
+                    };
+                    self.took(hold.into_iter().collect());
+                    self.say(None, Some(news.to_owned()));
+                }
+            }
+        });
+    }
+}

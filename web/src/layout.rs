@@ -1,0 +1,188 @@
+//! Where seats are and which seat an arrow key leads to.
+//!
+//! Rows come from the labels when every label reads like "Row B, seat 7"
+//! (everything before the last comma names the row); otherwise from the
+//! seats' heights on the map. Within a row, seats run left to right.
+
+use std::collections::HashMap;
+
+/// Room around the outermost seats, in map units.
+const MARGIN: f64 = 24.0;
+
+/// A seat's place in the keyboard order: its row and its position in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    pub row: usize,
+    pub col: usize,
+}
+
+/// Which way a key moves the focus.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    Left,
+    Right,
+    Up,
+    Down,
+    RowStart,
+    RowEnd,
+}
+
+impl Step {
+    /// The step a key stands for (`ArrowLeft`, `Home`, …), if any.
+    pub fn from_key(key: &str) -> Option<Self> {
+        Some(match key {
+            "ArrowLeft" => Self::Left,
+            "ArrowRight" => Self::Right,
+            "ArrowUp" => Self::Up,
+            "ArrowDown" => Self::Down,
+            "Home" => Self::RowStart,
+            "End" => Self::RowEnd,
+            _ => return None,
+        })
+    }
+}
+
+/// The map's rectangle in map units.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Bounds {
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// Rows of seat indices (into the caller's seat list) and the map's bounds.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    rows: Vec<Vec<usize>>,
+    slots: Vec<Slot>,
+    xs: Vec<f64>,
+    pub bounds: Bounds,
+}
+
+/// The row part of a label such as "Row B, seat 7".
+fn row_name(label: &str) -> Option<&str> {
+    label.rsplit_once(',').map(|(row, _)| row.trim())
+}
+
+impl Layout {
+    /// Lays out seats given as `(x, y, label)` in the caller's order.
+    pub fn new<'a>(seats: impl ExactSizeIterator<Item = (f64, f64, &'a str)> + Clone) -> Self {
+        let count = seats.len();
+        let xs: Vec<f64> = seats.clone().map(|(x, _, _)| x).collect();
+        let ys: Vec<f64> = seats.clone().map(|(_, y, _)| y).collect();
+        let named: Option<Vec<&str>> = seats.map(|(_, _, label)| row_name(label)).collect();
+        let mut groups: Vec<Vec<usize>> = match named {
+            Some(names) => {
+                let mut by_name: HashMap<&str, usize> = HashMap::new();
+                let mut groups: Vec<Vec<usize>> = Vec::new();
+                for (index, name) in names.into_iter().enumerate() {
+                    let group = *by_name.entry(name).or_insert_with(|| {
+                        groups.push(Vec::new());
+                        groups.len() - 1
+                    });
+                    groups[group].push(index);
+                }
+                groups
+            }
+            None => rows_by_height(&ys),
+        };
+        let mean_y = |row: &Vec<usize>| row.iter().map(|&i| ys[i]).sum::<f64>() / row.len() as f64;
+        groups.sort_by(|a, b| mean_y(a).total_cmp(&mean_y(b)));
+        let mut slots = vec![Slot { row: 0, col: 0 }; count];
+        for (row, seats) in groups.iter_mut().enumerate() {
+            seats.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
+            for (col, &seat) in seats.iter().enumerate() {
+                slots[seat] = Slot { row, col };
+            }
+        }
+        Self { rows: groups, slots, bounds: bounds(&xs, &ys), xs }
+    }
+
+    /// The seat an arrow (or Home/End) key leads to from `from`; `from`
+    /// itself at an edge.
+    pub fn step(&self, from: usize, step: Step) -> usize {
+        let Some(slot) = self.slots.get(from).copied() else {
+            return from;
+        };
+        let row = &self.rows[slot.row];
+        match step {
+            Step::Left => row[slot.col.saturating_sub(1)],
+            Step::Right => row[(slot.col + 1).min(row.len() - 1)],
+            Step::RowStart => row[0],
+            Step::RowEnd => row[row.len() - 1],
+            Step::Up if slot.row > 0 => self.nearest_in(slot.row - 1, self.xs[from]),
+            Step::Down if slot.row + 1 < self.rows.len() => self.nearest_in(slot.row + 1, self.xs[from]),
+            Step::Up | Step::Down => from,
+        }
+    }
+
+    /// The seat of row `row` closest to `x` across.
+    fn nearest_in(&self, row: usize, x: f64) -> usize {
+        let seats = &self.rows[row];
+        seats
+            .iter()
+            .copied()
+            .min_by(|&a, &b| (self.xs[a] - x).abs().total_cmp(&(self.xs[b] - x).abs()))
+            .unwrap_or(seats[0])
+    }
+
+    /// The first seat in keyboard order (top row, leftmost), if any.
+    pub fn first(&self) -> Option<usize> {
+        self.rows.first().and_then(|row| row.first()).copied()
+    }
+
+    /// The usual distance between neighbours in a row (the median gap),
+    /// which sizes the seat shapes.
+    pub fn pitch(&self) -> f64 {
+        let mut gaps: Vec<f64> = self
+            .rows
+            .iter()
+            .flat_map(|row| row.windows(2).map(|pair| self.xs[pair[1]] - self.xs[pair[0]]))
+            .filter(|gap| *gap > 1e-6)
+            .collect();
+        gaps.sort_by(f64::total_cmp);
+        gaps.get(gaps.len() / 2).copied().unwrap_or(30.0)
+    }
+
+    /// How many rows the seats form.
+    pub fn row_count(&self) -> usize {
+        self.rows.len()
+    }
+}
+
+/// Groups seats whose heights are within half the usual row spacing.
+fn rows_by_height(ys: &[f64]) -> Vec<Vec<usize>> {
+    let mut order: Vec<usize> = (0..ys.len()).collect();
+    order.sort_by(|&a, &b| ys[a].total_cmp(&ys[b]));
+    let mut gaps: Vec<f64> = order.windows(2).map(|pair| ys[pair[1]] - ys[pair[0]]).filter(|gap| *gap > 1e-6).collect();
+    gaps.sort_by(f64::total_cmp);
+    let tolerance = gaps.get(gaps.len() / 2).map_or(1.0, |median| median / 2.0);
+    let mut rows: Vec<Vec<usize>> = Vec::new();
+    let mut row_top = f64::NEG_INFINITY;
+    for index in order {
+        if ys[index] - row_top > tolerance || rows.is_empty() {
+            rows.push(Vec::new());
+            row_top = ys[index];
+        }
+        if let Some(row) = rows.last_mut() {
+            row.push(index);
+        }
+    }
+    rows
+}
+
+fn bounds(xs: &[f64], ys: &[f64]) -> Bounds {
+    if xs.is_empty() {
+        return Bounds { x: 0.0, y: 0.0, width: 100.0, height: 100.0 };
+    }
+    let min = |values: &[f64]| values.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = |values: &[f64]| values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let (min_x, min_y) = (min(xs), min(ys));
+    Bounds {
+        x: min_x - MARGIN,
+        y: min_y - MARGIN,
+        width: max(xs) - min_x + 2.0 * MARGIN,
+        height: max(ys) - min_y + 2.0 * MARGIN,
+    }
+}

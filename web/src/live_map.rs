@@ -1,0 +1,277 @@
+//! Drives `seat-state`'s sans-io [`SeatMapSync`] in the browser: feeds it
+//! what arrives, copies what it answers into the per-seat signals, and keeps
+//! one timer set for the next instant anything visible changes.
+//!
+//! Nothing here decides a seat's state: the machine does. Each input is
+//! preceded by a `Tick` with the local clock, and after each input only the
+//! seats the machine reports as changed are touched.
+
+use std::sync::Arc;
+
+use gloo_timers::callback::Timeout;
+use leptos::prelude::*;
+use seat_state::sync::{Input, Output};
+use seat_state::{ClockOffset, CountdownView, HoldStatus, LocalMillis, SeatMapSync, SeatState};
+
+use crate::components::hold_panel::HoldSummary;
+use crate::model::{AreaCell, MapModel};
+use crate::selection::Selection;
+use crate::words;
+
+/// The signals the map's components render.
+#[derive(Debug, Clone, Copy)]
+pub struct Shown {
+    /// The hold the panel shows, if any.
+    pub hold: RwSignal<Option<HoldSummary>>,
+    /// Its countdown, while it is held.
+    pub countdown: RwSignal<Option<CountdownView>>,
+    /// The places picked for the next hold.
+    pub selection: RwSignal<Selection>,
+    /// The urgent sentence (`role="alert"`).
+    pub alert: RwSignal<Option<String>>,
+    /// The current clock estimate.
+    pub clock: RwSignal<ClockOffset>,
+    /// How many of my holds are active now.
+    pub active_holds: RwSignal<u32>,
+}
+
+impl Shown {
+    /// Fresh signals for a show allowing `max_places` per hold.
+    pub fn new(max_places: u32) -> Self {
+        Self {
+            hold: RwSignal::new(None),
+            countdown: RwSignal::new(None),
+            selection: RwSignal::new(Selection::new(max_places)),
+            alert: RwSignal::new(None),
+            clock: RwSignal::new(ClockOffset::ZERO),
+            active_holds: RwSignal::new(0),
+        }
+    }
+}
+
+/// The machine and what mirrors it.
+pub struct LiveMap {
+    sync: SeatMapSync,
+    model: Arc<MapModel>,
+    areas: Vec<AreaCell>,
+    shown: Shown,
+    /// How many extensions a hold may have.
+    max_extensions: u32,
+    /// The hold the panel follows (set when made or found on load).
+    focus: Option<String>,
+    /// Seats of a hold request under way: when they turn held, that is
+    /// (most likely) this customer's own hold, not someone else's.
+    in_flight: Vec<String>,
+    local_now: fn() -> LocalMillis,
+    /// Asked for when the machine misses a change: fetch a snapshot.
+    on_resync: Box<dyn Fn(StoredValue<LiveMap, LocalStorage>)>,
+    timer: Option<Timeout>,
+    this: Option<StoredValue<LiveMap, LocalStorage>>,
+}
+
+impl LiveMap {
+    /// A machine for `model`'s seats; `local_now` is the local clock (a
+    /// fake one in tests).
+    pub fn create(
+        model: Arc<MapModel>,
+        areas: Vec<AreaCell>,
+        shown: Shown,
+        max_extensions: u32,
+        local_now: fn() -> LocalMillis,
+        on_resync: impl Fn(StoredValue<LiveMap, LocalStorage>) + 'static,
+    ) -> StoredValue<LiveMap, LocalStorage> {
+        let handle = StoredValue::new_local(Self {
+            sync: SeatMapSync::new(),
+            model,
+            areas,
+            shown,
+            max_extensions,
+            focus: None,
+            in_flight: Vec::new(),
+            local_now,
+            on_resync: Box::new(on_resync),
+            timer: None,
+            this: None,
+        });
+        handle.update_value(|live| live.this = Some(handle));
+        handle
+    }
+
+    /// Takes one input (with the local time first) and shows its effects.
+    pub fn feed(&mut self, input: Input) {
+        self.sync.handle_input(Input::Tick((self.local_now)()));
+        self.sync.handle_input(input);
+        self.flush();
+    }
+
+    /// Takes several inputs, then shows their effects once.
+    pub fn feed_all(&mut self, inputs: impl IntoIterator<Item = Input>) {
+        self.sync.handle_input(Input::Tick((self.local_now)()));
+        for input in inputs {
+            self.sync.handle_input(input);
+        }
+        self.flush();
+    }
+
+    /// The timer fired (or the caller wants the map brought up to now).
+    pub fn tick(&mut self) {
+        self.sync.handle_input(Input::Tick((self.local_now)()));
+        self.flush();
+    }
+
+    /// Follows this hold in the panel (`None`: show no hold).
+    pub fn focus(&mut self, hold_id: Option<String>) {
+        self.focus = hold_id;
+        self.show_holds();
+    }
+
+    /// Follows the newest active hold, if any (after a reload).
+    pub fn focus_newest_active(&mut self) {
+        self.focus =
+            self.sync.my_holds().find(|view| view.status == HoldStatus::Held).map(|view| view.hold.hold_id.clone());
+        self.show_holds();
+    }
+
+    /// Marks the seats of a hold request under way (empty: none).
+    pub fn set_in_flight(&mut self, seats: Vec<String>) {
+        self.in_flight = seats;
+    }
+
+    /// The hold the panel follows.
+    pub fn focused(&self) -> Option<String> {
+        self.focus.clone()
+    }
+
+    /// How a seat looks now, as the machine answers.
+    pub fn seat_state(&self, seat_id: &str) -> Option<SeatState> {
+        self.sync.seat(seat_id).map(|view| view.state)
+    }
+
+    /// Places a new hold could take in an area now.
+    pub fn available(&self, area_id: &str) -> u32 {
+        self.sync.area(area_id).map_or(0, |view| view.available)
+    }
+
+    /// The version of the facts shown.
+    pub fn version(&self) -> Option<i64> {
+        self.sync.version()
+    }
+
+    /// When the clock should be sampled next (local time; `None`: now).
+    pub fn next_clock_sample(&self) -> Option<LocalMillis> {
+        self.sync.clock().next_sample_at()
+    }
+
+    fn flush(&mut self) {
+        let changed = self.sync.drain_changed();
+        let mut taken = Vec::new();
+        for seat_id in &changed.seats {
+            let Some(view) = self.sync.seat(seat_id) else {
+                continue;
+            };
+            self.model.set_state(seat_id, view.state, view.mine);
+            if view.state != SeatState::Free && !self.in_flight.contains(seat_id) {
+                taken.push(seat_id.clone());
+            }
+        }
+        if !taken.is_empty() {
+            self.unpick_taken(&taken);
+        }
+        for area_id in &changed.areas {
+            let available = self.available(area_id);
+            if let Some(cell) = self.areas.iter().find(|cell| &cell.id == area_id) {
+                if cell.available.get_untracked() != available {
+                    cell.available.set(available);
+                }
+            }
+        }
+        if changed.my_holds || !changed.seats.is_empty() {
+            self.show_holds();
+        }
+        let clock = self.sync.clock().offset_or_zero();
+        if self.shown.clock.get_untracked() != clock {
+            self.shown.clock.set(clock);
+        }
+        self.schedule();
+    }
+
+    /// Unpicks picked seats that someone else just took, and says so.
+    fn unpick_taken(&self, taken: &[String]) {
+        let mut removed = Vec::new();
+        self.shown.selection.update(|selection| removed = selection.remove_seats(taken));
+        if removed.is_empty() {
+            return;
+        }
+        for seat_id in &removed {
+            self.model.set_selected(seat_id, false);
+        }
+        self.shown.alert.set(Some(words::taken(&removed)));
+    }
+
+    fn show_holds(&self) {
+        let active = self.sync.my_holds().filter(|view| view.status == HoldStatus::Held).count();
+        let active = u32::try_from(active).unwrap_or(u32::MAX);
+        if self.shown.active_holds.get_untracked() != active {
+            self.shown.active_holds.set(active);
+        }
+        let focused = self.focus.as_deref().and_then(|id| self.sync.my_holds().find(|view| view.hold.hold_id == id));
+        let (summary, countdown) = match focused {
+            Some(view) if view.status != HoldStatus::Released => {
+                let summary = HoldSummary {
+                    places: self.describe(&view.hold.seats, &view.hold.areas),
+                    expires_at: seat_state::ServerMillis(view.hold.expires_at),
+                    extensions_left: self
+                        .max_extensions
+                        .saturating_sub(u32::try_from(view.hold.extensions).unwrap_or(u32::MAX)),
+                    status: view.status,
+                };
+                (Some(summary), view.countdown.cloned())
+            }
+            _ => (None, None),
+        };
+        if self.shown.hold.with_untracked(|old| old != &summary) {
+            self.shown.hold.set(summary);
+        }
+        if self.shown.countdown.with_untracked(|old| old != &countdown) {
+            self.shown.countdown.set(countdown);
+        }
+    }
+
+    /// "Row B, seat 7, Row B, seat 8 and Standing × 2".
+    fn describe(&self, seats: &[String], areas: &std::collections::BTreeMap<String, i64>) -> String {
+        let mut names: Vec<String> = seats
+            .iter()
+            .map(|id| self.model.find(id).map_or_else(|| id.clone(), |at| self.model.seats[at].label.clone()))
+            .collect();
+        for (area_id, quantity) in areas {
+            let name =
+                self.areas.iter().find(|cell| &cell.id == area_id).map_or(area_id.as_str(), |cell| cell.name.as_str());
+            names.push(format!("{name} × {quantity}"));
+        }
+        words::list(&names)
+    }
+
+    /// Answers the machine's requests: a re-sync at once, and one timer
+    /// for the next instant anything visible changes.
+    fn schedule(&mut self) {
+        let wake_at = loop {
+            match self.sync.poll_output() {
+                Output::ResyncNeeded { .. } => {
+                    if let Some(this) = self.this {
+                        (self.on_resync)(this);
+                    }
+                }
+                Output::Timeout(at) => break at,
+            }
+        };
+        self.timer = wake_at.and_then(|at| {
+            let this = self.this?;
+            let delay = (at.0 - (self.local_now)().0).clamp(0, i64::from(i32::MAX));
+            // Never wake before the instant: a timer may fire a little early.
+            let delay = u32::try_from(delay).unwrap_or(u32::MAX).saturating_add(1);
+            Some(Timeout::new(delay, move || {
+                this.try_update_value(LiveMap::tick);
+            }))
+        });
+    }
+}

@@ -1,0 +1,130 @@
+//! The seat map's reactive cells: one signal per seat, so a change to one
+//! seat re-renders that seat and nothing else.
+//!
+//! The cells only mirror answers: what state a seat is in comes from
+//! `seat-state`; whether it is selected comes from [`crate::selection`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use leptos::prelude::*;
+use seat_state::SeatState;
+use seat_state::wire::SeatDefinition;
+
+use crate::layout::Layout;
+
+/// Everything that decides how one seat looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeatLook {
+    /// Free, held or sold, as `seat-state` derives it.
+    pub state: SeatState,
+    /// Held or bought by this customer.
+    pub mine: bool,
+    /// Picked for the next hold.
+    pub selected: bool,
+    /// The one seat Tab lands on (roving tab stop).
+    pub tab_stop: bool,
+}
+
+impl SeatLook {
+    /// A free seat, not picked.
+    pub const FREE: Self = Self { state: SeatState::Free, mine: false, selected: false, tab_stop: false };
+}
+
+/// One seat: what never changes, and a signal for what does.
+#[derive(Debug, Clone)]
+pub struct SeatCell {
+    pub id: String,
+    /// "Row B, seat 7".
+    pub label: String,
+    pub x: f64,
+    pub y: f64,
+    pub look: RwSignal<SeatLook>,
+}
+
+/// Every seat of a show, their keyboard order and the map's bounds.
+#[derive(Debug)]
+pub struct MapModel {
+    pub seats: Vec<SeatCell>,
+    index: HashMap<String, usize>,
+    pub layout: Layout,
+}
+
+impl MapModel {
+    /// Cells for the seats of a show definition, all free until told otherwise.
+    pub fn new(definitions: &[SeatDefinition]) -> Arc<Self> {
+        let layout = Layout::new(
+            definitions.iter().map(|seat| (seat.x, seat.y, seat.label.as_deref().unwrap_or(seat.id.as_str()))),
+        );
+        let first = layout.first();
+        let seats: Vec<SeatCell> = definitions
+            .iter()
+            .enumerate()
+            .map(|(index, seat)| SeatCell {
+                id: seat.id.clone(),
+                label: seat.label.clone().unwrap_or_else(|| seat.id.clone()),
+                x: seat.x,
+                y: seat.y,
+                look: RwSignal::new(SeatLook { tab_stop: Some(index) == first, ..SeatLook::FREE }),
+            })
+            .collect();
+        let index = seats.iter().enumerate().map(|(at, seat)| (seat.id.clone(), at)).collect();
+        Arc::new(Self { seats, index, layout })
+    }
+
+    /// The index of a seat id.
+    pub fn find(&self, seat_id: &str) -> Option<usize> {
+        self.index.get(seat_id).copied()
+    }
+
+    /// The current look of a seat (without tracking).
+    pub fn look(&self, index: usize) -> Option<SeatLook> {
+        self.seats.get(index).map(|seat| seat.look.get_untracked())
+    }
+
+    /// Changes one seat's look, notifying only when something differs.
+    pub fn update(&self, index: usize, change: impl FnOnce(&mut SeatLook)) {
+        let Some(seat) = self.seats.get(index) else {
+            return;
+        };
+        let mut look = seat.look.get_untracked();
+        change(&mut look);
+        if look != seat.look.get_untracked() {
+            seat.look.set(look);
+        }
+    }
+
+    /// Sets a seat's state and ownership as `seat-state` answered them.
+    pub fn set_state(&self, seat_id: &str, state: SeatState, mine: bool) {
+        if let Some(index) = self.find(seat_id) {
+            self.update(index, |look| {
+                look.state = state;
+                look.mine = mine;
+            });
+        }
+    }
+
+    /// Marks a seat picked or not.
+    pub fn set_selected(&self, seat_id: &str, selected: bool) {
+        if let Some(index) = self.find(seat_id) {
+            self.update(index, |look| look.selected = selected);
+        }
+    }
+
+    /// Moves the roving tab stop from one seat to another.
+    pub fn move_tab_stop(&self, from: usize, to: usize) {
+        if from != to {
+            self.update(from, |look| look.tab_stop = false);
+            self.update(to, |look| look.tab_stop = true);
+        }
+    }
+}
+
+/// A general-admission area: its name and how many places are left.
+#[derive(Debug, Clone)]
+pub struct AreaCell {
+    pub id: String,
+    pub name: String,
+    /// Places a new hold could take now, as `seat-state` answers.
+    pub available: RwSignal<u32>,
+}

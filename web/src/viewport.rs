@@ -1,0 +1,106 @@
+//! Zoom and pan as a value: which part of the map the SVG shows.
+//!
+//! The map's full rectangle is the base; the view is a smaller rectangle of
+//! it, `scale` times zoomed in, centred on `(cx, cy)`. Changing the view only
+//! changes the SVG's `viewBox`: no seat is touched.
+
+use crate::layout::Bounds;
+
+/// The furthest one can zoom in.
+pub const MAX_SCALE: f64 = 12.0;
+/// How much one button press or wheel notch zooms.
+pub const ZOOM_STEP: f64 = 1.5;
+
+/// The visible part of the map.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Viewport {
+    base: Bounds,
+    /// 1 shows the whole map; 2 shows half its width.
+    pub scale: f64,
+    /// The map point at the centre of the view.
+    pub cx: f64,
+    pub cy: f64,
+}
+
+impl Viewport {
+    /// The whole map.
+    pub fn whole(base: Bounds) -> Self {
+        Self { base, scale: 1.0, cx: base.x + base.width / 2.0, cy: base.y + base.height / 2.0 }
+    }
+
+    /// The whole map this view is part of.
+    pub fn whole_like(&self) -> Self {
+        Self::whole(self.base)
+    }
+
+    /// Whether this is the whole map, unzoomed.
+    pub fn is_whole(&self) -> bool {
+        *self == Self::whole(self.base)
+    }
+
+    /// The rectangle shown, in map units.
+    pub fn visible(&self) -> Bounds {
+        let width = self.base.width / self.scale;
+        let height = self.base.height / self.scale;
+        Bounds { x: self.cx - width / 2.0, y: self.cy - height / 2.0, width, height }
+    }
+
+    /// The SVG `viewBox` attribute for this view.
+    pub fn view_box(&self) -> String {
+        let Bounds { x, y, width, height } = self.visible();
+        format!("{x:.1} {y:.1} {width:.1} {height:.1}")
+    }
+
+    /// Zooms by `factor` (above 1 zooms in) keeping the map point at
+    /// `(fx, fy)` — fractions of the view's width and height — in place.
+    pub fn zoom_at(self, factor: f64, fx: f64, fy: f64) -> Self {
+        let scale = (self.scale * factor).clamp(1.0, MAX_SCALE);
+        let before = self.visible();
+        let anchor_x = before.x + fx * before.width;
+        let anchor_y = before.y + fy * before.height;
+        let width = self.base.width / scale;
+        let height = self.base.height / scale;
+        Self { scale, cx: anchor_x - fx * width + width / 2.0, cy: anchor_y - fy * height + height / 2.0, ..self }
+            .clamped()
+    }
+
+    /// Zooms by `factor` around the view's centre.
+    pub fn zoom(self, factor: f64) -> Self {
+        self.zoom_at(factor, 0.5, 0.5)
+    }
+
+    /// Moves the view by fractions of its own width and height (dragging
+    /// the map right by a tenth of its width is `pan(-0.1, 0.0)`).
+    pub fn pan(self, dx: f64, dy: f64) -> Self {
+        let visible = self.visible();
+        Self { cx: self.cx + dx * visible.width, cy: self.cy + dy * visible.height, ..self }.clamped()
+    }
+
+    /// Moves the view by a distance in map units.
+    pub fn pan_map(self, dx: f64, dy: f64) -> Self {
+        Self { cx: self.cx + dx, cy: self.cy + dy, ..self }.clamped()
+    }
+
+    /// Brings the map point `(x, y)` into view when it is near an edge or
+    /// outside, moving as little as possible; unchanged otherwise.
+    pub fn reveal(self, x: f64, y: f64, margin: f64) -> Self {
+        let visible = self.visible();
+        let inside = x - margin >= visible.x
+            && x + margin <= visible.x + visible.width
+            && y - margin >= visible.y
+            && y + margin <= visible.y + visible.height;
+        if inside { self } else { Self { cx: x, cy: y, ..self }.clamped() }
+    }
+
+    /// Keeps the centre inside the map so it cannot be lost off screen.
+    fn clamped(self) -> Self {
+        let Bounds { x, y, width, height } = self.base;
+        let half_w = width / self.scale / 2.0;
+        let half_h = height / self.scale / 2.0;
+        Self {
+            cx: self.cx.clamp(x + half_w, x + width - half_w),
+            cy: self.cy.clamp(y + half_h, y + height - half_h),
+            ..self
+        }
+    }
+}
