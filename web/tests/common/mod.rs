@@ -121,6 +121,12 @@ impl Mounted {
         self.controller.live.update_value(|live| live.feed_all(inputs));
     }
 
+    /// Makes the hold panel follow this hold.
+    pub fn focus(&self, hold_id: &str) {
+        let hold_id = hold_id.to_owned();
+        self.controller.live.update_value(|live| live.focus(Some(hold_id)));
+    }
+
     /// Brings the live map up to the fake clock's now (as its timer would).
     pub fn tick(&self) {
         self.controller.live.update_value(LiveMap::tick);
