@@ -179,10 +179,10 @@ impl LiveMap {
         }
         for area_id in &changed.areas {
             let available = self.available(area_id);
-            if let Some(cell) = self.areas.iter().find(|cell| &cell.id == area_id) {
-                if cell.available.get_untracked() != available {
-                    cell.available.set(available);
-                }
+            if let Some(cell) = self.areas.iter().find(|cell| &cell.id == area_id)
+                && cell.available.get_untracked() != available
+            {
+                cell.available.set(available);
             }
         }
         if changed.my_holds || !changed.seats.is_empty() {

@@ -35,7 +35,7 @@ async fn every_seat_has_its_hooks_and_accessible_name() {
     assert_eq!(page.seat_attr("B1", "role"), "button");
     assert_eq!(page.seat_attr("A1", "tabindex"), "0", "the first seat is the tab stop");
     assert_eq!(page.seat_attr("B1", "tabindex"), "-1");
-    assert!(page.seat(&"B2").get_attribute("data-mine").is_none());
+    assert!(page.seat("B2").get_attribute("data-mine").is_none());
     assert_eq!(page.find("[data-action=hold]").get_attribute("disabled").as_deref(), Some(""));
 }
 
