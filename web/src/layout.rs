@@ -88,10 +88,13 @@ impl Layout {
             None => rows_by_height(&ys),
         };
         let mean_y = |row: &Vec<usize>| row.iter().map(|&i| ys[i]).sum::<f64>() / row.len() as f64;
-        groups.sort_by(|a, b| mean_y(a).total_cmp(&mean_y(b)));
+        let means: Vec<f64> = groups.iter().map(mean_y).collect();
+        let mut order: Vec<usize> = (0..groups.len()).collect();
+        sort_by_key(&mut order, &|row| means[row]);
+        let mut groups: Vec<Vec<usize>> = order.into_iter().map(|row| std::mem::take(&mut groups[row])).collect();
         let mut slots = vec![Slot { row: 0, col: 0 }; count];
         for (row, seats) in groups.iter_mut().enumerate() {
-            seats.sort_by(|&a, &b| xs[a].total_cmp(&xs[b]));
+            sort_by_key(seats, &|seat| xs[seat]);
             for (col, &seat) in seats.iter().enumerate() {
                 slots[seat] = Slot { row, col };
             }
@@ -141,7 +144,7 @@ impl Layout {
             .flat_map(|row| row.windows(2).map(|pair| self.xs[pair[1]] - self.xs[pair[0]]))
             .filter(|gap| *gap > 1e-6)
             .collect();
-        gaps.sort_by(f64::total_cmp);
+        gaps.sort_unstable_by(f64::total_cmp);
         gaps.get(gaps.len() / 2).copied().unwrap_or(30.0)
     }
 
@@ -151,12 +154,18 @@ impl Layout {
     }
 }
 
+/// Sorts indices by a key. One comparator type for every sort here keeps a
+/// single copy of the sort in the wasm; ties keep no particular order.
+fn sort_by_key(indices: &mut [usize], key: &dyn Fn(usize) -> f64) {
+    indices.sort_unstable_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
+}
+
 /// Groups seats whose heights are within half the usual row spacing.
 fn rows_by_height(ys: &[f64]) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..ys.len()).collect();
-    order.sort_by(|&a, &b| ys[a].total_cmp(&ys[b]));
+    sort_by_key(&mut order, &|seat| ys[seat]);
     let mut gaps: Vec<f64> = order.windows(2).map(|pair| ys[pair[1]] - ys[pair[0]]).filter(|gap| *gap > 1e-6).collect();
-    gaps.sort_by(f64::total_cmp);
+    gaps.sort_unstable_by(f64::total_cmp);
     let tolerance = gaps.get(gaps.len() / 2).map_or(1.0, |median| median / 2.0);
     let mut rows: Vec<Vec<usize>> = Vec::new();
     let mut row_top = f64::NEG_INFINITY;

@@ -8,6 +8,7 @@
 pub mod api;
 pub mod components;
 pub mod controller;
+pub mod decimal;
 pub mod layout;
 pub mod live_map;
 pub mod model;

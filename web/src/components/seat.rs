@@ -1,6 +1,7 @@
 use leptos::prelude::*;
 use seat_state::SeatState;
 
+use crate::decimal::Dec;
 use crate::model::{SeatCell, SeatLook};
 use crate::words;
 
@@ -8,21 +9,22 @@ use crate::words;
 /// available is a ring, held a square, sold a ring crossed out, a picked
 /// seat a disc with a tick, and the customer's own a square with a tick.
 pub fn shape(look: SeatLook, x: f64, y: f64, r: f64) -> String {
-    let ring =
-        format!("M{:.1},{y:.1}a{r:.1},{r:.1} 0 1,0 {:.1},0a{r:.1},{r:.1} 0 1,0 {:.1},0z", x - r, 2.0 * r, -2.0 * r);
-    let s = 0.85 * r;
-    let square = format!("M{:.1},{:.1}h{:.1}v{:.1}h{:.1}z", x - s, y - s, 2.0 * s, 2.0 * s, -2.0 * s);
-    let tick = format!("M{:.1},{:.1}l{:.1},{:.1}l{:.1},{:.1}", x - 0.45 * r, y, 0.3 * r, 0.35 * r, 0.6 * r, -0.65 * r);
-    let cross = format!(
-        "M{:.1},{:.1}l{:.1},{:.1}m0,{:.1}l{:.1},{:.1}",
-        x - 0.45 * r,
-        y - 0.45 * r,
-        0.9 * r,
-        0.9 * r,
-        -0.9 * r,
-        -0.9 * r,
-        0.9 * r
+    let (x, y, d) = (Dec(x), Dec(y), |v: f64| Dec(v * r));
+    let ring = format!(
+        "M{},{y}m{},0a{},{} 0 1,0 {},0a{},{} 0 1,0 {},0z",
+        x,
+        d(-1.0),
+        d(1.0),
+        d(1.0),
+        d(2.0),
+        d(1.0),
+        d(1.0),
+        d(-2.0)
     );
+    let square = format!("M{x},{y}m{},{}h{}v{}h{}z", d(-0.85), d(-0.85), d(1.7), d(1.7), d(-1.7));
+    let tick = format!("M{x},{y}m{},0l{},{}l{},{}", d(-0.45), d(0.3), d(0.35), d(0.6), d(-0.65));
+    let cross =
+        format!("M{x},{y}m{},{}l{},{}m0,{}l{},{}", d(-0.45), d(-0.45), d(0.9), d(0.9), d(-0.9), d(-0.9), d(0.9));
     match (look.state, look.mine, look.selected) {
         (SeatState::Free, _, true) => ring + &tick,
         (SeatState::Free, _, false) => ring,

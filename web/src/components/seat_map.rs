@@ -6,6 +6,7 @@ use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
 use crate::components::seat::Seat;
 use crate::components::zoom_controls::ZoomControls;
+use crate::decimal::Dec;
 use crate::layout::Step;
 use crate::model::MapModel;
 use crate::viewport::{Viewport, ZOOM_STEP};
@@ -202,7 +203,7 @@ pub fn SeatMap(
         .enumerate()
         .map(|(index, cell)| view! { <Seat cell=cell.clone() index radius/> })
         .collect_view();
-    let aspect = format!("aspect-ratio: {:.2} / {:.2}", bounds.width, bounds.height);
+    let aspect = format!("aspect-ratio: {} / {}", Dec(bounds.width), Dec(bounds.height));
     view! {
         <div class="map">
             <ZoomControls viewport/>
