@@ -21,18 +21,23 @@ CREATE TABLE hold_seats (
     PRIMARY KEY (hold_id, position)
 ) STRICT, WITHOUT ROWID;
 
+-- expires_at and active mirror the hold's, so that an area's unexpired
+-- holds are one index range, not every hold the area ever had.
 CREATE TABLE hold_areas (
     hold_id TEXT NOT NULL REFERENCES holds (id),
     show_id TEXT NOT NULL,
     area_id TEXT NOT NULL,
     quantity INTEGER NOT NULL CHECK (quantity >= 1),
+    expires_at INTEGER NOT NULL,
+    active INTEGER NOT NULL DEFAULT 1 CHECK (active IN (0, 1)),
     PRIMARY KEY (hold_id, area_id)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX hold_areas_by_area ON hold_areas (show_id, area_id);
+CREATE INDEX hold_areas_held ON hold_areas (show_id, area_id, expires_at) WHERE active = 1;
+
 
 -- Every transition of every hold: who did what, when.
 CREATE TABLE audit (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    seq INTEGER PRIMARY KEY,
     at INTEGER NOT NULL,
     show_id TEXT NOT NULL,
     hold_id TEXT NOT NULL,

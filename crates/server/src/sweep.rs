@@ -32,13 +32,17 @@ pub async fn round(store: &dyn Store, engines: &Engines, clock: Clock) -> anyhow
     let now = clock.now();
     let due = store.due_expiries(now, BATCH).await?;
     let mut stale = Vec::new();
+    let mut expiring = Vec::with_capacity(due.len());
     for entry in &due {
-        let Some(show) = engines.show(&entry.show_id).await? else {
-            stale.push(entry.idempotency_key.clone());
-            continue;
-        };
+        match engines.show(&entry.show_id).await? {
+            Some(show) => expiring.push(async move { (entry, show.expire(entry.clone(), now).await) }),
+            None => stale.push(entry.idempotency_key.clone()),
+        }
+    }
+    // All at once, so each show's writer commits them together.
+    for (entry, expired) in futures_util::future::join_all(expiring).await {
         // An applied expiry marks its entry done in the same transaction.
-        if !show.expire(entry.clone(), now).await? {
+        if !expired? {
             stale.push(entry.idempotency_key.clone());
         }
     }

@@ -180,3 +180,13 @@ async fn holders_read_extend_confirm_and_release_their_own_holds_only() {
     let now = map.server_time_header.unwrap();
     assert_eq!((seat_state(&map.body, "A1", now), seat_state(&map.body, "A2", now)), ("sold", "free"));
 }
+
+#[tokio::test]
+async fn a_hold_id_used_in_another_show_is_a_mismatch() {
+    let app = app_with_show(json!({})).await;
+    assert_eq!(app.create_show(&show_with("t", 3, 3, json!({}))).await.status, 201);
+    let token = app.session().await;
+    assert_eq!(app.hold(&token, "s", json!({"holdId": "shared-id-1", "seats": ["A1"]})).await.status, 201);
+    let elsewhere = app.hold(&token, "t", json!({"holdId": "shared-id-1", "seats": ["A1"]})).await;
+    assert_error(&elsewhere, 409, "idempotency_mismatch");
+}

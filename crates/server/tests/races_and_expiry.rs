@@ -145,3 +145,15 @@ async fn the_sweep_expires_due_holds_and_ignores_deadlines_that_moved() {
     let metrics = app.get("/metrics").await;
     assert!(metrics.body.as_str().unwrap().contains("seathold_holds_expired_total 1"), "{metrics:?}");
 }
+
+#[tokio::test]
+async fn an_extended_area_hold_still_counts_after_its_first_deadline() {
+    let app = app_with_show(json!({"holdSeconds": 1, "extensionSeconds": 60})).await;
+    let (a, b) = (app.session().await, app.session().await);
+    let held = app.hold(&a, "s", json!({"holdId": "floor-hold", "areas": {"floor": 5}})).await;
+    assert_eq!(app.call("POST", "/api/holds/floor-hold/extend", Some(&a), None).await.status, 200);
+    until_server_time_passes(&app, held.body["expiresAt"].as_i64().unwrap()).await;
+    let short = app.hold(&b, "s", json!({"areas": {"floor": 1}})).await;
+    assert_error(&short, 409, "not_enough_seats");
+    assert_eq!(short.body["available"], 0);
+}

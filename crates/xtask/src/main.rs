@@ -4,7 +4,9 @@
 //! - `test`: install what is missing (browser too), then run every test and lint.
 //! - `setup [--test]`: only the installs.
 //! - `tidy`: `cargo fmt --check` and clippy, native and wasm32.
+//! - `bench [--sessions N] [--concurrency N] [--seconds N]`: the flash-sale benchmark.
 
+mod bench;
 mod install;
 mod run;
 mod wasm_imports;
@@ -21,8 +23,9 @@ fn main() -> ExitCode {
             install::setup(if rest.iter().any(|a| a == "--test") { install::For::Test } else { install::For::Serve })
         }
         "tidy" => run::tidy(),
+        "bench" => bench::bench(rest),
         _ => {
-            eprintln!("usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy>");
+            eprintln!("usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [FLAGS]>");
             return ExitCode::from(2);
         }
     };

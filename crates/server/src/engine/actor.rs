@@ -102,11 +102,13 @@ impl ShowActor {
 
     fn decide(&mut self, command: &Write, transitions: &mut Vec<Transition>) -> Result<Outcome, AppError> {
         let (decision, hold_id, holder, now) = match command {
-            Write::Create { holder, body, generated_id, now, reply: _ } => {
-                let decided = self
-                    .state
-                    .parse_request(body, generated_id.clone())
-                    .and_then(|request| Ok((self.state.decide_create(holder, &request, *now)?, request.hold_id)));
+            Write::Create { holder, body, generated_id, foreign_id, now, reply: _ } => {
+                let decided = self.state.parse_request(body, generated_id.clone()).and_then(|request| {
+                    if *foreign_id {
+                        return Err(Rejection::IdempotencyMismatch);
+                    }
+                    Ok((self.state.decide_create(holder, &request, *now)?, request.hold_id))
+                });
                 let (decision, hold_id) = decided.inspect_err(|r| self.count_rejection(r))?;
                 (decision, hold_id, holder, *now)
             }

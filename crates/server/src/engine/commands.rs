@@ -37,9 +37,27 @@ pub enum Command {
 
 /// A request that may change the show. Each carries the one `now` it is decided at.
 pub enum Write {
-    Create { holder: HolderId, body: HoldRequestBody, generated_id: HoldId, now: ServerMillis, reply: Reply<Written> },
-    Act { action: Action, holder: HolderId, hold: HoldId, now: ServerMillis, reply: Reply<Written> },
-    Expire { due: DueExpiry, now: ServerMillis, reply: Reply<bool> },
+    Create {
+        holder: HolderId,
+        body: HoldRequestBody,
+        generated_id: HoldId,
+        /// The client's hold id belongs to another show: a mismatch once the request is valid.
+        foreign_id: bool,
+        now: ServerMillis,
+        reply: Reply<Written>,
+    },
+    Act {
+        action: Action,
+        holder: HolderId,
+        hold: HoldId,
+        now: ServerMillis,
+        reply: Reply<Written>,
+    },
+    Expire {
+        due: DueExpiry,
+        now: ServerMillis,
+        reply: Reply<bool>,
+    },
 }
 
 /// A request that only looks.

@@ -33,6 +33,8 @@ pub struct Engines {
     store: Arc<dyn Store>,
     metrics: Arc<Metrics>,
     shows: RwLock<HashMap<String, ShowHandle>>,
+    /// Which show each hold seen by this process belongs to (hold ids are global).
+    hold_shows: RwLock<HashMap<HoldId, Arc<str>>>,
 }
 
 /// A way to talk to one show's writer.
@@ -47,7 +49,7 @@ fn lock_failed() -> AppError {
 
 impl Engines {
     pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>) -> Self {
-        Self { store, metrics, shows: RwLock::default() }
+        Self { store, metrics, shows: RwLock::default(), hold_shows: RwLock::default() }
     }
 
     /// The engine of a show, started (from storage) on first use; `None` for an unknown show.
@@ -70,10 +72,33 @@ impl Engines {
 
     /// The engine of the show a hold belongs to; `None` for an unknown hold.
     pub async fn show_of_hold(&self, hold: &HoldId) -> Result<Option<ShowHandle>, AppError> {
-        match self.store.hold_show(hold.as_str()).await? {
+        match self.show_id_of_hold(hold).await? {
             Some(show_id) => self.show(&show_id).await,
             None => Ok(None),
         }
+    }
+
+    /// The id of the show a hold belongs to.
+    pub async fn show_id_of_hold(&self, hold: &HoldId) -> Result<Option<Arc<str>>, AppError> {
+        let known = self.hold_shows.read().map_err(|_| lock_failed())?.get(hold).cloned();
+        let show_id = match known {
+            Some(show_id) => show_id,
+            None => match self.store.hold_show(hold.as_str()).await? {
+                Some(show_id) => {
+                    let show_id = Arc::<str>::from(show_id);
+                    self.remember_hold(hold, &show_id)?;
+                    show_id
+                }
+                None => return Ok(None),
+            },
+        };
+        Ok(Some(show_id))
+    }
+
+    /// Notes the show of a hold just created, sparing a lookup later.
+    pub fn remember_hold(&self, hold: &HoldId, show_id: &Arc<str>) -> Result<(), AppError> {
+        self.hold_shows.write().map_err(|_| lock_failed())?.insert(hold.clone(), Arc::clone(show_id));
+        Ok(())
     }
 
     fn spawn(
@@ -111,14 +136,16 @@ impl ShowHandle {
     }
 
     /// Decides and commits a new hold (or answers an idempotent replay).
+    /// `foreign_id`: the client's hold id already names a hold of another show.
     pub async fn create_hold(
         &self,
         holder: HolderId,
         body: HoldRequestBody,
+        foreign_id: bool,
         now: ServerMillis,
     ) -> Result<Written, AppError> {
         let generated_id = generated_hold_id()?;
-        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, now, reply })).await
+        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, foreign_id, now, reply })).await
     }
 
     /// Extends, confirms or releases a hold of `holder`.

@@ -5,6 +5,7 @@ use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use std::sync::Arc;
 
 use seat_state::wire::{HoldBody, HoldList, HoldRequestBody};
 use seat_state::{HoldId, HolderId, Rejection};
@@ -38,7 +39,16 @@ async fn create_hold(
 ) -> Result<Response, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
     let ApiJson(body) = ApiJson::<HoldRequestBody>::from_request(request, &state).await?;
-    let written = show.create_hold(holder(&session), body, now).await?;
+    let foreign_id = match body.hold_id.as_deref().map(HoldId::parse) {
+        Some(Ok(hold)) => state.engines.show_id_of_hold(&hold).await?.is_some_and(|owner| *owner != *show_id),
+        _ => false,
+    };
+    let written = show.create_hold(holder(&session), body, foreign_id, now).await?;
+    if written.created
+        && let Ok(hold) = HoldId::parse(&written.hold.hold_id)
+    {
+        state.engines.remember_hold(&hold, &Arc::from(show_id.as_str()))?;
+    }
     let status = if written.created { StatusCode::CREATED } else { StatusCode::OK };
     Ok((status, Json(HoldBody { server_time: now.0, ..written.hold })).into_response())
 }

@@ -8,6 +8,11 @@ use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, S
 
 use crate::store::{CommitError, Transition};
 
+/// Runs a statement through the connection's statement cache (parsed once).
+fn exec(tx: &Transaction<'_>, sql: &str, params: impl rusqlite::Params) -> rusqlite::Result<usize> {
+    tx.prepare_cached(sql)?.execute(params)
+}
+
 /// Fails the whole batch unless exactly `expected` rows changed.
 fn expect_rows(changed: usize, expected: usize, what: &str) -> Result<(), CommitError> {
     if changed == expected {
@@ -82,9 +87,12 @@ pub fn commit(connection: &mut Connection, show_id: &str, transitions: &[Transit
         record(&transaction, show_id, transition)?;
     }
     if let Some(last) = transitions.last() {
-        let changed = transaction
-            .execute("UPDATE shows SET version = ?2 WHERE id = ?1 AND version < ?2", params![show_id, last.version])
-            .map_err(failed)?;
+        let changed = exec(
+            &transaction,
+            "UPDATE shows SET version = ?2 WHERE id = ?1 AND version < ?2",
+            params![show_id, last.version],
+        )
+        .map_err(failed)?;
         expect_rows(changed, 1, "show version")?;
     }
     transaction.commit().map_err(failed)
@@ -103,11 +111,15 @@ fn write_change(tx: &Transaction<'_>, show_id: &str, transition: &Transition) ->
                 )
                 .map_err(failed)?;
             expect_rows(changed, 1, "extend")?;
-            tx.execute(
-                "UPDATE seats SET hold_expires_at = ?2 WHERE show_id = ?3 AND hold_id = ?1",
+            exec(
+                tx,
+                "UPDATE seats SET hold_expires_at = ?2
+                 WHERE show_id = ?3 AND seat_id IN (SELECT seat_id FROM hold_seats WHERE hold_id = ?1) AND hold_id = ?1",
                 params![hold.as_str(), to.0, show_id],
             )
             .map_err(failed)?;
+            exec(tx, "UPDATE hold_areas SET expires_at = ?2 WHERE hold_id = ?1", params![hold.as_str(), to.0])
+                .map_err(failed)?;
             add_outbox(tx, show_id, hold, *to)
         }
         Change::Confirmed { hold, deadline, late } => confirm(tx, show_id, hold, *deadline, *late, now),
@@ -131,18 +143,17 @@ fn write_change(tx: &Transaction<'_>, show_id: &str, transition: &Transition) ->
                 .map_err(failed)?;
             expect_rows(changed, 1, "expire")?;
             clear_seats(tx, show_id, hold)?;
-            tx.execute(
-                "UPDATE outbox SET done_at = ?3 WHERE hold_id = ?1 AND deadline = ?2 AND done_at IS NULL",
-                params![hold.as_str(), deadline.0, now],
-            )
-            .map_err(failed)?;
+            tx.prepare_cached("UPDATE outbox SET done_at = ?2 WHERE idempotency_key = ?1 AND done_at IS NULL")
+                .and_then(|mut s| s.execute(params![expiry_key(hold, *deadline), now]))
+                .map_err(failed)?;
             Ok(())
         }
     }
 }
 
 fn create(tx: &Transaction<'_>, show_id: &str, hold: &Hold, now: i64) -> Result<(), CommitError> {
-    tx.execute(
+    exec(
+        tx,
         "INSERT INTO holds (id, show_id, holder_id, status, created_at, expires_at, extensions, late)
          VALUES (?1, ?2, ?3, 'HELD', ?4, ?5, 0, 0)",
         params![hold.id.as_str(), show_id, hold.holder.as_str(), hold.created_at.0, hold.expires_at.0],
@@ -164,10 +175,14 @@ fn create(tx: &Transaction<'_>, show_id: &str, hold: &Hold, now: i64) -> Result<
         add_seat.execute(params![hold.id.as_str(), position, seat.as_str()]).map_err(failed)?;
     }
     let mut add_area = tx
-        .prepare_cached("INSERT INTO hold_areas (hold_id, show_id, area_id, quantity) VALUES (?1, ?2, ?3, ?4)")
+        .prepare_cached(
+            "INSERT INTO hold_areas (hold_id, show_id, area_id, quantity, expires_at, active) VALUES (?1, ?2, ?3, ?4, ?5, 1)",
+        )
         .map_err(failed)?;
     for (area, quantity) in &hold.areas {
-        add_area.execute(params![hold.id.as_str(), show_id, area.as_str(), quantity.get()]).map_err(failed)?;
+        add_area
+            .execute(params![hold.id.as_str(), show_id, area.as_str(), quantity.get(), hold.expires_at.0])
+            .map_err(failed)?;
         let left = area_left(tx, show_id, area.as_str(), now)?;
         if left < 0 {
             return Err(CommitError::Stale(format!("area {area} over capacity by {}", -left)));
@@ -180,8 +195,8 @@ fn create(tx: &Transaction<'_>, show_id: &str, hold: &Hold, now: i64) -> Result<
 fn area_left(tx: &Transaction<'_>, show_id: &str, area: &str, now: i64) -> Result<i64, CommitError> {
     tx.prepare_cached(
         "SELECT a.capacity - a.sold - COALESCE((
-             SELECT SUM(ha.quantity) FROM hold_areas ha JOIN holds h ON h.id = ha.hold_id
-             WHERE ha.show_id = a.show_id AND ha.area_id = a.area_id AND h.status = 'HELD' AND h.expires_at > ?3), 0)
+             SELECT SUM(ha.quantity) FROM hold_areas ha
+             WHERE ha.show_id = a.show_id AND ha.area_id = a.area_id AND ha.active = 1 AND ha.expires_at > ?3), 0)
          FROM areas a WHERE a.show_id = ?1 AND a.area_id = ?2",
     )
     .and_then(|mut statement| statement.query_row(params![show_id, area, now], |row| row.get(0)))
@@ -198,13 +213,15 @@ fn confirm(
 ) -> Result<(), CommitError> {
     // On time: still HELD at its deadline. Late: also a recorded EXPIRED, if every place is still free.
     let changed = if late {
-        tx.execute(
+        exec(
+            tx,
             "UPDATE holds SET status = 'CONFIRMED', late = 1
              WHERE id = ?1 AND status IN ('HELD', 'EXPIRED') AND expires_at = ?2 AND expires_at <= ?3",
             params![hold.as_str(), deadline.0, now],
         )
     } else {
-        tx.execute(
+        exec(
+            tx,
             "UPDATE holds SET status = 'CONFIRMED'
              WHERE id = ?1 AND status = 'HELD' AND expires_at = ?2 AND expires_at > ?3",
             params![hold.as_str(), deadline.0, now],
@@ -228,12 +245,14 @@ fn confirm(
             .map_err(failed)?;
         expect_rows(changed, 1, &format!("seat {seat} still ours"))?;
     }
+    deactivate_areas(tx, hold)?;
     let areas: Vec<(String, i64)> = tx
         .prepare_cached("SELECT area_id, quantity FROM hold_areas WHERE hold_id = ?1")
         .and_then(|mut s| s.query_map([hold.as_str()], |row| Ok((row.get(0)?, row.get(1)?)))?.collect())
         .map_err(failed)?;
     for (area, quantity) in &areas {
-        tx.execute(
+        exec(
+            tx,
             "UPDATE areas SET sold = sold + ?3 WHERE show_id = ?1 AND area_id = ?2",
             params![show_id, area, quantity],
         )
@@ -247,20 +266,36 @@ fn confirm(
     Ok(())
 }
 
+/// The hold no longer counts against its areas.
+fn deactivate_areas(tx: &Transaction<'_>, hold: &HoldId) -> Result<(), CommitError> {
+    tx.prepare_cached("UPDATE hold_areas SET active = 0 WHERE hold_id = ?1 AND active = 1")
+        .and_then(|mut s| s.execute([hold.as_str()]))
+        .map_err(failed)?;
+    Ok(())
+}
+
 fn clear_seats(tx: &Transaction<'_>, show_id: &str, hold: &HoldId) -> Result<(), CommitError> {
-    tx.execute(
-        "UPDATE seats SET hold_id = NULL, hold_expires_at = NULL WHERE show_id = ?1 AND hold_id = ?2 AND sold = 0",
-        params![show_id, hold.as_str()],
+    deactivate_areas(tx, hold)?;
+    // By the hold's own seats, one primary-key lookup each (never a scan of the venue).
+    tx.prepare_cached(
+        "UPDATE seats SET hold_id = NULL, hold_expires_at = NULL
+         WHERE show_id = ?1 AND seat_id IN (SELECT seat_id FROM hold_seats WHERE hold_id = ?2) AND hold_id = ?2 AND sold = 0",
     )
+    .and_then(|mut s| s.execute(params![show_id, hold.as_str()]))
     .map_err(failed)?;
     Ok(())
+}
+
+/// Names one expiry of one hold: downstream effects use it to happen once.
+fn expiry_key(hold: &HoldId, deadline: ServerMillis) -> String {
+    format!("expire:{hold}:{}", deadline.0)
 }
 
 fn add_outbox(tx: &Transaction<'_>, show_id: &str, hold: &HoldId, deadline: ServerMillis) -> Result<(), CommitError> {
     tx.prepare_cached(
         "INSERT OR IGNORE INTO outbox (idempotency_key, show_id, hold_id, deadline) VALUES (?1, ?2, ?3, ?4)",
     )
-    .and_then(|mut s| s.execute(params![format!("expire:{hold}:{}", deadline.0), show_id, hold.as_str(), deadline.0]))
+    .and_then(|mut s| s.execute(params![expiry_key(hold, deadline), show_id, hold.as_str(), deadline.0]))
     .map_err(failed)?;
     Ok(())
 }

@@ -37,6 +37,7 @@ pub struct SqliteStore {
 impl SqliteStore {
     /// Opens (creating if needed) and migrates the database at `path`.
     pub async fn open(path: impl AsRef<Path>) -> anyhow::Result<Self> {
+        // Statements are cached per connection; one writer uses a few dozen.
         let path = path.as_ref().to_owned();
         tokio::task::spawn_blocking(move || {
             let mut connection =
@@ -44,7 +45,10 @@ impl SqliteStore {
             connection.pragma_update(None, "journal_mode", "WAL")?;
             connection.pragma_update(None, "synchronous", "FULL")?;
             connection.pragma_update(None, "foreign_keys", "ON")?;
+            // 64 MiB of page cache: a big venue's seats and indexes stay in memory.
+            connection.pragma_update(None, "cache_size", -65536)?;
             connection.busy_timeout(std::time::Duration::from_secs(5))?;
+            connection.set_prepared_statement_cache_capacity(64);
             migrations().to_latest(&mut connection).context("migrating the SQLite database")?;
             Ok(Self { connection: Arc::new(Mutex::new(connection)) })
         })

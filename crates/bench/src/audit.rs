@@ -1,0 +1,39 @@
+//! After the storm: nothing oversold, and the server's map agrees with what
+//! the clients were told.
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use crate::load::Report;
+use crate::{Plan, SHOW_ID};
+
+pub async fn check(client: &reqwest::Client, plan: &Plan, report: &Report) -> anyhow::Result<()> {
+    let mut confirmed = HashSet::new();
+    for seat in &report.confirmed_seats {
+        anyhow::ensure!(confirmed.insert(seat.as_str()), "seat {seat} was confirmed to two holds");
+    }
+    let map: Value = client.get(format!("{}/api/shows/{SHOW_ID}/seats", plan.base)).send().await?.json().await?;
+    let sold: HashSet<&str> = map["seats"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|seat| seat["sold"] == true)
+        .filter_map(|seat| seat["id"].as_str())
+        .collect();
+    anyhow::ensure!(
+        sold == confirmed,
+        "{} seats sold on the map, {} confirmed to clients",
+        sold.len(),
+        confirmed.len()
+    );
+    let floor = &map["areas"][0];
+    let floor_sold = floor["sold"].as_u64().unwrap_or(u64::MAX);
+    anyhow::ensure!(
+        floor_sold == report.confirmed_floor,
+        "floor: {floor_sold} sold, {} confirmed",
+        report.confirmed_floor
+    );
+    anyhow::ensure!(floor_sold <= u64::from(plan.floor), "floor oversold: {floor_sold} of {}", plan.floor);
+    Ok(())
+}
