@@ -96,19 +96,24 @@ pub fn cargo_bin() -> PathBuf {
         .join("bin")
 }
 
+/// axe-core's browser bundle, injected into pages by the accessibility audit.
+pub fn axe_script() -> PathBuf {
+    tools_dir().join("node_modules").join("axe-core").join("axe.min.js")
+}
+
 /// `node_modules/.bin` of the tools, to put first on PATH.
 pub fn tools_bin() -> PathBuf {
     tools_dir().join("node_modules").join(".bin")
 }
 
 fn npm_tools() -> Result<(), String> {
-    let step = Step::start("npm tools (binaryen 132 for wasm-opt)");
+    let step = Step::start("npm tools (binaryen 132 for wasm-opt, axe-core for the accessibility audit)");
     let dir = tools_dir();
     let wanted =
         std::fs::read(root().join(".tools/package.json")).map_err(|e| format!("reading .tools/package.json: {e}"))?;
     let same_manifest = std::fs::read(dir.join("package.json")).is_ok_and(|have| have == wanted);
     let wasm_opt = output_of(tool(tools_bin().join("wasm-opt")).arg("--version"));
-    if same_manifest && wasm_opt.is_some_and(|text| text.contains(WASM_OPT_VERSION)) {
+    if same_manifest && wasm_opt.is_some_and(|text| text.contains(WASM_OPT_VERSION)) && axe_script().is_file() {
         return step.skip("already installed");
     }
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
@@ -116,6 +121,9 @@ fn npm_tools() -> Result<(), String> {
         std::fs::copy(root().join(".tools").join(file), dir.join(file)).map_err(|e| format!("copying {file}: {e}"))?;
     }
     run_checked(tool("npm").args(["ci", "--no-audit", "--no-fund"]).current_dir(&dir))?;
+    if !axe_script().is_file() {
+        return Err(format!("npm ci did not install {}", axe_script().display()));
+    }
     step.done()
 }
 

@@ -112,6 +112,7 @@ pub fn test() -> Result<(), String> {
     native
         .env("SEATHOLD_BIN", target_dir().join("debug").join("seathold"))
         .env("SEATHOLD_WEB_DIST", web_dist())
+        .env("SEATHOLD_AXE", install::axe_script())
         .env("RUST_BACKTRACE", "1");
     run_checked(&mut native)?;
     step.done()?;
