@@ -30,6 +30,9 @@ pub struct Metrics {
     pub holds_expired: Counter,
     pub holds_released: Counter,
     pub hold_conflicts: Counter,
+    /// Decisions written per group commit, and how long each commit took.
+    pub commit_batch: Histogram,
+    pub commit_seconds: Histogram,
     requests: Family<RouteLabels, Histogram>,
 }
 
@@ -59,7 +62,25 @@ impl Default for Metrics {
             hold_conflicts.clone(),
         );
         registry.register("seathold_http_request_duration_seconds", "HTTP request latency", requests.clone());
-        Self { registry, holds_created, holds_confirmed, holds_expired, holds_released, hold_conflicts, requests }
+        let commit_batch = Histogram::new(exponential_buckets(1.0, 2.0, 11));
+        let commit_seconds = Histogram::new(exponential_buckets(0.0001, 2.0, 16));
+        registry.register(
+            "seathold_commit_batch_size",
+            "Hold transitions written per group commit",
+            commit_batch.clone(),
+        );
+        registry.register("seathold_commit_duration_seconds", "Duration of one group commit", commit_seconds.clone());
+        Self {
+            registry,
+            holds_created,
+            holds_confirmed,
+            holds_expired,
+            holds_released,
+            hold_conflicts,
+            commit_batch,
+            commit_seconds,
+            requests,
+        }
     }
 }
 

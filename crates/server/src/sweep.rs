@@ -31,23 +31,20 @@ pub async fn run(store: Arc<dyn Store>, engines: Arc<Engines>, clock: Clock, int
 pub async fn round(store: &dyn Store, engines: &Engines, clock: Clock) -> anyhow::Result<usize> {
     let now = clock.now();
     let due = store.due_expiries(now, BATCH).await?;
-    let mut stale = Vec::new();
     let mut expiring = Vec::with_capacity(due.len());
     for entry in &due {
-        match engines.show(&entry.show_id).await? {
-            Some(show) => expiring.push(async move { (entry, show.expire(entry.clone(), now).await) }),
-            None => stale.push(entry.idempotency_key.clone()),
+        if let Some(show) = engines.show(&entry.show_id).await? {
+            expiring.push(async move { show.expire(entry.clone(), now).await });
         }
     }
     // All at once, so each show's writer commits them together.
-    for (entry, expired) in futures_util::future::join_all(expiring).await {
-        // An applied expiry marks its entry done in the same transaction.
-        if !expired? {
-            stale.push(entry.idempotency_key.clone());
-        }
+    for expired in futures_util::future::join_all(expiring).await {
+        expired?;
     }
-    if !stale.is_empty() {
-        store.finish_expiries(stale, now).await?;
+    // Only now, after every expiry is durable: a crash before this line runs
+    // the entries again, and they find nothing left to do.
+    if !due.is_empty() {
+        store.finish_expiries(due.iter().map(|entry| entry.seq).collect(), now).await?;
     }
     Ok(due.len())
 }

@@ -155,7 +155,11 @@ impl ShowActor {
         if transitions.is_empty() {
             return Ok(());
         }
-        self.store.commit(&self.show_id, transitions.to_vec()).await
+        let started = std::time::Instant::now();
+        let result = self.store.commit(&self.show_id, transitions.to_vec()).await;
+        self.metrics.commit_batch.observe(transitions.len() as f64);
+        self.metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
+        result
     }
 
     /// Rebuilds the state from storage (after a failed or stale commit).

@@ -11,10 +11,10 @@ pub mod events;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use tokio::sync::{mpsc, oneshot};
+use tokio::sync::{OnceCell, mpsc, oneshot};
 
-use seat_state::wire::{HoldBody, HoldRequestBody, SeatMap};
-use seat_state::{HoldId, HolderId, ServerMillis, Show, ShowState};
+use seat_state::wire::{ChangeEvent, HoldBody, HoldRequestBody, SeatMap};
+use seat_state::{Hold, HoldId, HolderId, ServerMillis, Show, ShowState};
 
 use crate::error::AppError;
 use crate::metrics::Metrics;
@@ -28,13 +28,17 @@ use events::{EventHub, Subscription};
 /// Requests waiting for a show's writer before senders wait too.
 const QUEUE: usize = 4096;
 
-/// Every show's engine, by show id.
+/// Every show's engine, by show id, and which show each hold belongs to.
 pub struct Engines {
     store: Arc<dyn Store>,
     metrics: Arc<Metrics>,
     shows: RwLock<HashMap<String, ShowHandle>>,
-    /// Which show each hold seen by this process belongs to (hold ids are global).
+    /// Hold ids are global; each hold lives in one show.
     hold_shows: RwLock<HashMap<HoldId, Arc<str>>>,
+    /// Each holder's holds, oldest first, across shows.
+    holder_holds: RwLock<HashMap<HolderId, Vec<HoldId>>>,
+    /// Set once every stored show is loaded, so the indexes above are complete.
+    all_loaded: OnceCell<()>,
 }
 
 /// A way to talk to one show's writer.
@@ -49,7 +53,14 @@ fn lock_failed() -> AppError {
 
 impl Engines {
     pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>) -> Self {
-        Self { store, metrics, shows: RwLock::default(), hold_shows: RwLock::default() }
+        Self {
+            store,
+            metrics,
+            shows: RwLock::default(),
+            hold_shows: RwLock::default(),
+            holder_holds: RwLock::default(),
+            all_loaded: OnceCell::new(),
+        }
     }
 
     /// The engine of a show, started (from storage) on first use; `None` for an unknown show.
@@ -65,9 +76,26 @@ impl Engines {
         if let Some(handle) = shows.get(show_id) {
             return Ok(Some(handle.clone()));
         }
+        let show_id: Arc<str> = Arc::from(show_id);
+        for hold in &holds {
+            self.remember_hold(&hold.id, &show_id, &hold.holder)?;
+        }
         let handle = self.spawn(show, version, holds, recent);
-        shows.insert(show_id.to_owned(), handle.clone());
+        shows.insert(show_id.to_string(), handle.clone());
         Ok(Some(handle))
+    }
+
+    /// Starts every stored show's engine (once), so hold lookups are complete.
+    async fn load_all(&self) -> Result<(), AppError> {
+        self.all_loaded
+            .get_or_try_init(|| async {
+                for summary in self.store.list_shows().await? {
+                    self.show(&summary.id).await?;
+                }
+                Ok::<(), AppError>(())
+            })
+            .await?;
+        Ok(())
     }
 
     /// The engine of the show a hold belongs to; `None` for an unknown hold.
@@ -80,34 +108,33 @@ impl Engines {
 
     /// The id of the show a hold belongs to.
     pub async fn show_id_of_hold(&self, hold: &HoldId) -> Result<Option<Arc<str>>, AppError> {
-        let known = self.hold_shows.read().map_err(|_| lock_failed())?.get(hold).cloned();
-        let show_id = match known {
-            Some(show_id) => show_id,
-            None => match self.store.hold_show(hold.as_str()).await? {
-                Some(show_id) => {
-                    let show_id = Arc::<str>::from(show_id);
-                    self.remember_hold(hold, &show_id)?;
-                    show_id
-                }
-                None => return Ok(None),
-            },
-        };
-        Ok(Some(show_id))
+        self.load_all().await?;
+        Ok(self.hold_shows.read().map_err(|_| lock_failed())?.get(hold).cloned())
     }
 
-    /// Notes the show of a hold just created, sparing a lookup later.
-    pub fn remember_hold(&self, hold: &HoldId, show_id: &Arc<str>) -> Result<(), AppError> {
-        self.hold_shows.write().map_err(|_| lock_failed())?.insert(hold.clone(), Arc::clone(show_id));
+    /// A holder's holds with their shows' engines, newest first.
+    pub async fn holds_of(&self, holder: &HolderId) -> Result<Vec<(HoldId, ShowHandle)>, AppError> {
+        self.load_all().await?;
+        let ids = self.holder_holds.read().map_err(|_| lock_failed())?.get(holder).cloned().unwrap_or_default();
+        let mut holds = Vec::with_capacity(ids.len());
+        for hold in ids.into_iter().rev() {
+            if let Some(show) = self.show_of_hold(&hold).await? {
+                holds.push((hold, show));
+            }
+        }
+        Ok(holds)
+    }
+
+    /// Notes a hold's show and holder, once it is created (or loaded).
+    pub fn remember_hold(&self, hold: &HoldId, show_id: &Arc<str>, holder: &HolderId) -> Result<(), AppError> {
+        let known = self.hold_shows.write().map_err(|_| lock_failed())?.insert(hold.clone(), Arc::clone(show_id));
+        if known.is_none() {
+            self.holder_holds.write().map_err(|_| lock_failed())?.entry(holder.clone()).or_default().push(hold.clone());
+        }
         Ok(())
     }
 
-    fn spawn(
-        &self,
-        show: Show,
-        version: i64,
-        holds: Vec<seat_state::Hold>,
-        recent: Vec<seat_state::wire::ChangeEvent>,
-    ) -> ShowHandle {
+    fn spawn(&self, show: Show, version: i64, holds: Vec<Hold>, recent: Vec<ChangeEvent>) -> ShowHandle {
         let show_id = show.id.to_string();
         let mut state = ShowState::new(show);
         for hold in holds {

@@ -47,7 +47,7 @@ async fn create_hold(
     if written.created
         && let Ok(hold) = HoldId::parse(&written.hold.hold_id)
     {
-        state.engines.remember_hold(&hold, &Arc::from(show_id.as_str()))?;
+        state.engines.remember_hold(&hold, &Arc::from(show_id.as_str()), &holder(&session))?;
     }
     let status = if written.created { StatusCode::CREATED } else { StatusCode::OK };
     Ok((status, Json(HoldBody { server_time: now.0, ..written.hold })).into_response())
@@ -58,11 +58,11 @@ async fn list_holds(
     State(state): State<AppState>,
     Now(now): Now,
 ) -> Result<Json<HoldList>, AppError> {
-    let holds = state.store.holds_of(&session.0).await?;
-    let holds = holds
-        .iter()
-        .filter_map(|(show_id, hold)| Some(hold.to_wire(&seat_state::ShowId::parse(show_id).ok()?, now)))
-        .collect();
+    let holder = holder(&session);
+    let mut holds = Vec::new();
+    for (hold, show) in state.engines.holds_of(&holder).await? {
+        holds.push(show.hold(holder.clone(), hold, now).await?);
+    }
     Ok(Json(HoldList { holds, server_time: now.0 }))
 }
 

@@ -40,6 +40,8 @@ pub struct Transition {
 /// An outbox entry whose deadline has come.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct DueExpiry {
+    /// The entry, for marking it done.
+    pub seq: i64,
     pub show_id: String,
     pub hold_id: HoldId,
     pub deadline: ServerMillis,
@@ -72,21 +74,18 @@ pub trait Store: Send + Sync + 'static {
     async fn create_session(&self, token_sha256: &str, holder_id: &str, now: ServerMillis) -> anyhow::Result<()>;
     /// The holder id of the session whose token has this hash.
     async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>>;
-    /// A show's version and every hold it has, to rebuild its state.
+    /// A show's version and every hold it has (oldest first), to rebuild its state.
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<(i64, Vec<Hold>)>;
-    /// Writes transitions of one show all or nothing, each as a conditional
-    /// write, with their audit records, outbox entries and change events.
+    /// Writes consecutive transitions of one show all or nothing, conditional
+    /// on the show still being at the version before the first: the audit
+    /// journal, outbox entries and change events with them.
     async fn commit(&self, show_id: &str, transitions: Vec<Transition>) -> Result<(), CommitError>;
-    /// The show a hold belongs to.
-    async fn hold_show(&self, hold_id: &str) -> anyhow::Result<Option<String>>;
-    /// A holder's holds with their show ids, newest first.
-    async fn holds_of(&self, holder_id: &str) -> anyhow::Result<Vec<(String, Hold)>>;
     /// The latest change events of a show, oldest first, at most `limit`.
     async fn recent_events(&self, show_id: &str, limit: usize) -> anyhow::Result<Vec<ChangeEvent>>;
     /// Outbox entries due at `now`, oldest deadline first, at most `limit`.
     async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>>;
     /// Marks outbox entries done (their expiry happened, or was stale).
-    async fn finish_expiries(&self, keys: Vec<String>, now: ServerMillis) -> anyhow::Result<()>;
+    async fn finish_expiries(&self, seqs: Vec<i64>, now: ServerMillis) -> anyhow::Result<()>;
 }
 
 /// Opens the store a `--database` URL names, migrated to the current schema.

@@ -45,8 +45,8 @@ impl SqliteStore {
             connection.pragma_update(None, "journal_mode", "WAL")?;
             connection.pragma_update(None, "synchronous", "FULL")?;
             connection.pragma_update(None, "foreign_keys", "ON")?;
-            // 64 MiB of page cache: a big venue's seats and indexes stay in memory.
-            connection.pragma_update(None, "cache_size", -65536)?;
+            // 8 MiB of page cache: the hot index pages stay in memory.
+            connection.pragma_update(None, "cache_size", -8192)?;
             connection.busy_timeout(std::time::Duration::from_secs(5))?;
             connection.set_prepared_statement_cache_capacity(64);
             migrations().to_latest(&mut connection).context("migrating the SQLite database")?;
@@ -95,21 +95,10 @@ impl Store for SqliteStore {
             }
             let definition = serde_json::to_string(&show.to_wire())?;
             transaction.execute(
-                "INSERT INTO shows (id, name, definition, version, created_at) VALUES (?1, ?2, ?3, 0, ?4)",
-                params![show.id.as_str(), show.name, definition, now.0],
+                "INSERT INTO shows (id, name, definition, seat_count, area_count, version, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)",
+                params![show.id.as_str(), show.name, definition, show.seats.len(), show.areas.len(), now.0],
             )?;
-            {
-                let mut insert_seat =
-                    transaction.prepare("INSERT INTO seats (show_id, seat_id, position) VALUES (?1, ?2, ?3)")?;
-                for (position, seat) in show.seats.iter().enumerate() {
-                    insert_seat.execute(params![show.id.as_str(), seat.id.as_str(), position])?;
-                }
-                let mut insert_area = transaction
-                    .prepare("INSERT INTO areas (show_id, area_id, position, capacity) VALUES (?1, ?2, ?3, ?4)")?;
-                for (position, area) in show.areas.iter().enumerate() {
-                    insert_area.execute(params![show.id.as_str(), area.id.as_str(), position, area.capacity])?;
-                }
-            }
             transaction.commit()?;
             Ok(CreateShow::Created)
         })
@@ -118,12 +107,8 @@ impl Store for SqliteStore {
 
     async fn list_shows(&self) -> anyhow::Result<Vec<ShowSummary>> {
         self.with(|connection| {
-            let mut statement = connection.prepare(
-                "SELECT id, name,
-                        (SELECT count(*) FROM seats WHERE seats.show_id = shows.id),
-                        (SELECT count(*) FROM areas WHERE areas.show_id = shows.id)
-                 FROM shows ORDER BY created_at, id",
-            )?;
+            let mut statement =
+                connection.prepare("SELECT id, name, seat_count, area_count FROM shows ORDER BY created_at, id")?;
             let rows = statement.query_map([], |row| {
                 Ok(ShowSummary { id: row.get(0)?, name: row.get(1)?, seat_count: row.get(2)?, area_count: row.get(3)? })
             })?;
@@ -161,13 +146,7 @@ impl Store for SqliteStore {
 
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<(i64, Vec<Hold>)> {
         let show_id = show_id.to_owned();
-        self.with(move |connection| {
-            let version =
-                connection.query_row("SELECT version FROM shows WHERE id = ?1", [&show_id], |row| row.get(0))?;
-            let holds = holds::load(connection, "show_id", &show_id)?.into_iter().map(|(_, hold)| hold).collect();
-            Ok((version, holds))
-        })
-        .await
+        self.with(move |connection| holds::load(connection, &show_id)).await
     }
 
     async fn commit(&self, show_id: &str, transitions: Vec<Transition>) -> Result<(), CommitError> {
@@ -181,16 +160,6 @@ impl Store for SqliteStore {
         .map_err(|error| CommitError::Failed(error.into()))?
     }
 
-    async fn hold_show(&self, hold_id: &str) -> anyhow::Result<Option<String>> {
-        let hold_id = hold_id.to_owned();
-        self.with(move |connection| holds::hold_show(connection, &hold_id)).await
-    }
-
-    async fn holds_of(&self, holder_id: &str) -> anyhow::Result<Vec<(String, Hold)>> {
-        let holder_id = holder_id.to_owned();
-        self.with(move |connection| holds::load(connection, "holder_id", &holder_id)).await
-    }
-
     async fn recent_events(&self, show_id: &str, limit: usize) -> anyhow::Result<Vec<ChangeEvent>> {
         let show_id = show_id.to_owned();
         self.with(move |connection| holds::recent_events(connection, &show_id, limit)).await
@@ -198,20 +167,21 @@ impl Store for SqliteStore {
 
     async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>> {
         self.with(move |connection| {
-            let mut statement = connection.prepare(
-                "SELECT idempotency_key, show_id, hold_id, deadline FROM outbox
+            let mut statement = connection.prepare_cached(
+                "SELECT seq, show_id, hold_id, deadline FROM outbox
                  WHERE done_at IS NULL AND deadline <= ?1 ORDER BY deadline LIMIT ?2",
             )?;
             let rows = statement.query_map(params![now.0, limit], |row| {
-                Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?, row.get(3)?))
+                Ok((row.get::<_, i64>(0)?, row.get::<_, String>(1)?, row.get::<_, String>(2)?, row.get::<_, i64>(3)?))
             })?;
             rows.map(|row| {
-                let (idempotency_key, show_id, hold_id, deadline) = row?;
+                let (seq, show_id, hold_id, deadline) = row?;
                 Ok(DueExpiry {
+                    seq,
+                    idempotency_key: format!("expire:{hold_id}:{deadline}"),
                     show_id,
                     hold_id: HoldId::parse(&hold_id)?,
                     deadline: ServerMillis(deadline),
-                    idempotency_key,
                 })
             })
             .collect()
@@ -219,14 +189,14 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn finish_expiries(&self, keys: Vec<String>, now: ServerMillis) -> anyhow::Result<()> {
+    async fn finish_expiries(&self, seqs: Vec<i64>, now: ServerMillis) -> anyhow::Result<()> {
         self.with(move |connection| {
             let transaction = connection.transaction()?;
             {
-                let mut finish = transaction
-                    .prepare("UPDATE outbox SET done_at = ?2 WHERE idempotency_key = ?1 AND done_at IS NULL")?;
-                for key in &keys {
-                    finish.execute(params![key, now.0])?;
+                let mut finish =
+                    transaction.prepare_cached("UPDATE outbox SET done_at = ?2 WHERE seq = ?1 AND done_at IS NULL")?;
+                for seq in &seqs {
+                    finish.execute(params![seq, now.0])?;
                 }
             }
             transaction.commit()?;
