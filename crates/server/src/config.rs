@@ -35,7 +35,8 @@ pub enum ShowCommand {
 
 #[derive(Debug, Clone, Args)]
 pub struct DatabaseArg {
-    /// Where the data lives: `sqlite:PATH`.
+    /// Where the data lives: `sqlite:PATH` (every commit synced to disk) or
+    /// `sqlite:PATH?synchronous=normal` (safe against process crashes, faster).
     #[arg(long = "database", env = "SEATHOLD_DATABASE", default_value = "sqlite:seathold.db")]
     pub url: String,
 }

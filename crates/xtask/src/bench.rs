@@ -23,13 +23,21 @@ pub fn bench(extra: &[String]) -> Result<(), String> {
     ]))?;
     step.done()?;
 
+    // Both durabilities: every commit synced to disk, and synced at checkpoints only.
+    for (name, option) in [("synchronous=full", ""), ("synchronous=normal", "?synchronous=normal")] {
+        flash_sale(name, option, extra)?;
+    }
+    Ok(())
+}
+
+fn flash_sale(name: &str, option: &str, extra: &[String]) -> Result<(), String> {
     let data = std::env::temp_dir().join(format!("seathold-bench-{}", std::process::id()));
     std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
     let admin_token = format!("bench-{}-{}", std::process::id(), data.display().to_string().len());
     let release = target_dir().join("release");
     let mut server = Command::new(release.join("seathold"))
         .args(["serve", "--addr", "127.0.0.1:0", "--database"])
-        .arg(format!("sqlite:{}", data.join("bench.db").display()))
+        .arg(format!("sqlite:{}{option}", data.join("bench.db").display()))
         .env("SEATHOLD_ADMIN_TOKEN", &admin_token)
         .env("RUST_LOG", "warn")
         .stdout(Stdio::piped())
@@ -42,7 +50,7 @@ pub fn bench(extra: &[String]) -> Result<(), String> {
         .find_map(|line| line.strip_prefix("listening on ").map(str::to_owned))
         .ok_or("seathold exited before listening")?;
 
-    let step = Step::start(&format!("flash sale against {base}"));
+    let step = Step::start(&format!("flash sale, SQLite {name}, against {base}"));
     let outcome = run_checked(Command::new(release.join("flash-sale")).arg(&base).arg(&admin_token).args(extra));
     let _ = Command::new("kill").args(["-TERM", &server.id().to_string()]).status();
     let _ = server.wait();

@@ -10,7 +10,7 @@ use async_trait::async_trait;
 use seat_state::wire::{ChangeEvent, ShowSummary};
 use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis, Show};
 
-pub use sqlite::SqliteStore;
+pub use sqlite::{Durability, SqliteStore};
 
 /// What creating a show did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -89,9 +89,19 @@ pub trait Store: Send + Sync + 'static {
 }
 
 /// Opens the store a `--database` URL names, migrated to the current schema.
+///
+/// `sqlite:PATH` syncs every commit to disk (safe against power loss);
+/// `sqlite:PATH?synchronous=normal` syncs only at checkpoints (safe against
+/// a crash of the process, faster).
 pub async fn open(url: &str) -> anyhow::Result<std::sync::Arc<dyn Store>> {
-    if let Some(path) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")) {
-        return Ok(std::sync::Arc::new(SqliteStore::open(path).await?));
+    if let Some(rest) = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")) {
+        let (path, sync) = match rest.split_once('?') {
+            None => (rest, Durability::Full),
+            Some((path, "synchronous=full")) => (path, Durability::Full),
+            Some((path, "synchronous=normal")) => (path, Durability::Normal),
+            Some((_, query)) => anyhow::bail!("unsupported SQLite option {query:?}: expected synchronous=full|normal"),
+        };
+        return Ok(std::sync::Arc::new(SqliteStore::open_with(path, sync).await?));
     }
     anyhow::bail!("unsupported --database {url:?}: expected sqlite:PATH")
 }

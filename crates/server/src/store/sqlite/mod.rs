@@ -28,7 +28,28 @@ fn migrations() -> Migrations<'static> {
     ])
 }
 
-/// A SQLite database file in WAL mode, fsynced on every commit.
+/// When SQLite waits for the disk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Durability {
+    /// Every commit reaches the disk before it is acknowledged: nothing
+    /// acknowledged is lost, even on power loss.
+    Full,
+    /// Commits reach the OS at once and the disk at checkpoints: nothing is
+    /// lost when the process dies (`kill -9`); a power cut may lose the last
+    /// commits, never consistency.
+    Normal,
+}
+
+impl Durability {
+    fn pragma(self) -> &'static str {
+        match self {
+            Self::Full => "FULL",
+            Self::Normal => "NORMAL",
+        }
+    }
+}
+
+/// A SQLite database file in WAL mode.
 #[derive(Clone)]
 pub struct SqliteStore {
     connection: Arc<Mutex<Connection>>,
@@ -37,13 +58,18 @@ pub struct SqliteStore {
 impl SqliteStore {
     /// Opens (creating if needed) and migrates the database at `path`.
     pub async fn open(path: impl AsRef<Path>) -> anyhow::Result<Self> {
+        Self::open_with(path, Durability::Full).await
+    }
+
+    /// Opens with a chosen durability.
+    pub async fn open_with(path: impl AsRef<Path>, sync: Durability) -> anyhow::Result<Self> {
         // Statements are cached per connection; one writer uses a few dozen.
         let path = path.as_ref().to_owned();
         tokio::task::spawn_blocking(move || {
             let mut connection =
                 Connection::open(&path).with_context(|| format!("opening SQLite database {}", path.display()))?;
             connection.pragma_update(None, "journal_mode", "WAL")?;
-            connection.pragma_update(None, "synchronous", "FULL")?;
+            connection.pragma_update(None, "synchronous", sync.pragma())?;
             connection.pragma_update(None, "foreign_keys", "ON")?;
             // 8 MiB of page cache: the hot index pages stay in memory.
             connection.pragma_update(None, "cache_size", -8192)?;
