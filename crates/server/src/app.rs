@@ -7,9 +7,10 @@ use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
-use axum::{Json, Router};
+use axum::{Extension, Json, Router};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
+use utoipa_axum::routes;
 
 use seat_state::wire::ErrorBody;
 
@@ -18,6 +19,7 @@ use crate::engine::Engines;
 use crate::error::{AppError, PendingError};
 use crate::extract::Now;
 use crate::metrics::{self, Metrics};
+use crate::openapi;
 use crate::routes;
 use crate::session::SessionCache;
 use crate::store::Store;
@@ -50,11 +52,18 @@ impl AppState {
 /// The whole application; `web_dist` serves the built UI at `/` when given.
 pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
     let timed = middleware::from_fn_with_state(state.clone(), metrics::track_latency);
-    let api = routes::router()
+    let (api, api_doc) = routes::router().routes(routes!(openapi::openapi_json)).split_for_parts();
+    let (operations, operations_doc) = routes::health::router().split_for_parts();
+    let document = openapi::document(api_doc, operations_doc).to_json().unwrap_or_else(|error| {
+        tracing::error!(%error, "the OpenAPI document does not serialize");
+        "{}".to_owned()
+    });
+    let api = api
+        .layer(Extension(Arc::<str>::from(document)))
         .route_layer(timed.clone())
         .fallback(|| async { AppError::NotFound })
         .layer(DefaultBodyLimit::max(BODY_LIMIT));
-    let mut app = Router::new().nest("/api", api).merge(routes::health::router().route_layer(timed));
+    let mut app = Router::new().nest("/api", api).merge(operations.route_layer(timed));
     app = match web_dist {
         // Client-side routes such as /shows/x load index.html; the app routes.
         Some(dist) => app.fallback_service(ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")))),

@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod extract;
 pub mod metrics;
+pub mod openapi;
 pub mod routes;
 pub mod session;
 pub mod store;

@@ -107,7 +107,9 @@ pub async fn track_latency(State(state): State<AppState>, request: Request, next
     response
 }
 
-/// `GET /metrics`.
+/// Prometheus text: hold counters, commit batches, request latency by route.
+#[utoipa::path(get, path = "/metrics", tag = "operations",
+    responses((status = 200, content_type = "application/openmetrics-text", body = String)))]
 pub async fn metrics(State(state): State<AppState>) -> impl IntoResponse {
     ([(CONTENT_TYPE, "application/openmetrics-text; version=1.0.0; charset=utf-8")], state.metrics.render())
 }

@@ -8,6 +8,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// `POST /api/sessions`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SessionBody {
     /// The secret session token (also set as the `seathold_session` cookie).
@@ -22,6 +23,7 @@ pub struct SessionBody {
 /// `seat_state::HoldRequest::parse` turns it into a checked request. Only a
 /// JSON object parses (serde would otherwise accept an array for a struct).
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct HoldRequestBody {
     /// The client's id for safe retries; the server makes one when absent.
@@ -31,6 +33,7 @@ pub struct HoldRequestBody {
     pub seats: Vec<String>,
     /// Places wanted per general-admission area.
     #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(value_type = BTreeMap<String, i64>))]
     pub areas: BTreeMap<String, RequestedQuantity>,
 }
 
@@ -157,6 +160,7 @@ impl<'de> Visitor<'de> for QuantityVisitor {
 
 /// A hold, as every hold endpoint answers it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct HoldBody {
     pub hold_id: String,
@@ -175,6 +179,7 @@ pub struct HoldBody {
 
 /// `GET /api/holds`: the caller's holds, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct HoldList {
     pub holds: Vec<HoldBody>,

@@ -12,6 +12,7 @@ pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBo
 
 /// A seat in a show definition, as sent by an admin or returned by the server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SeatDefinition {
     /// The seat's id.
@@ -30,6 +31,7 @@ pub struct SeatDefinition {
 
 /// A general-admission area in a show definition.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AreaDefinition {
     /// The area's id.
@@ -43,6 +45,7 @@ pub struct AreaDefinition {
 /// `POST /api/admin/shows` body. Required fields are optional here so that a
 /// missing one is reported as `invalid_show` rather than a parse error.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ShowInput {
     pub id: Option<String>,
@@ -59,6 +62,7 @@ pub struct ShowInput {
 
 /// A complete show definition, every default filled in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ShowDefinition {
     pub id: String,
@@ -75,6 +79,7 @@ pub struct ShowDefinition {
 
 /// `GET /api/shows/{id}` and the answer to creating a show.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ShowBody {
     #[serde(flatten)]
@@ -84,6 +89,7 @@ pub struct ShowBody {
 
 /// One line of `GET /api/shows`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ShowSummary {
     pub id: String,
@@ -94,6 +100,7 @@ pub struct ShowSummary {
 
 /// `GET /api/shows`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ShowList {
     pub shows: Vec<ShowSummary>,
@@ -102,6 +109,7 @@ pub struct ShowList {
 
 /// Facts about one seat: the client derives its state from them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SeatFact {
     pub id: String,
@@ -115,6 +123,7 @@ pub struct SeatFact {
 
 /// One hold's share of an area.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AreaHoldFact {
     pub quantity: i64,
@@ -125,6 +134,7 @@ pub struct AreaHoldFact {
 
 /// Facts about one general-admission area.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct AreaFact {
     pub id: String,
@@ -135,6 +145,7 @@ pub struct AreaFact {
 
 /// `GET /api/shows/{id}/seats`, and the `snapshot` event's data.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct SeatMap {
     pub show_id: String,
@@ -147,6 +158,7 @@ pub struct SeatMap {
 /// A `change` event's data: the public facts of every seat and area one
 /// change touched (`mine` omitted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ChangeEvent {
     /// The show's version after this change; also the event's `id`.
@@ -160,6 +172,7 @@ pub struct ChangeEvent {
 
 /// `GET /api/time`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct TimeBody {
     pub server_time: i64,
@@ -168,6 +181,7 @@ pub struct TimeBody {
 /// Every error answer: a code, one human sentence, the server time, and the
 /// extra fields that some codes name.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
 pub struct ErrorBody {
     pub error: String,

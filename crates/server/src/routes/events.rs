@@ -4,15 +4,16 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
 
-use axum::Router;
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
-use axum::routing::get;
 use futures_util::stream::{self, Stream};
 use tokio::sync::broadcast::error::RecvError;
 
 use seat_state::HolderId;
+use seat_state::wire::ChangeEvent;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use crate::app::AppState;
 use crate::clock::Clock;
@@ -25,10 +26,18 @@ use crate::session::MaybeSession;
 /// Comment lines keep proxies from closing a quiet stream (API.md: ≤ 15 s).
 const KEEP_ALIVE: Duration = Duration::from_secs(10);
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/shows/{show_id}/events", get(events))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(events))
 }
 
+/// Live changes as server-sent events: a `snapshot` (the seat-map body), then
+/// `change` events with rising `id`; `Last-Event-ID` resumes.
+#[utoipa::path(get, path = "/shows/{show_id}/events", tag = "shows",
+    params(("show_id" = String, Path, description = "The show's id"),
+           ("Last-Event-ID" = Option<i64>, Header, description = "The last version received")),
+    responses((status = 200, content_type = "text/event-stream", body = ChangeEvent,
+               description = "`snapshot` (SeatMap) then `change` (ChangeEvent) events"),
+              (status = 404, description = "unknown_show", body = seat_state::wire::ErrorBody)))]
 async fn events(
     MaybeSession(viewer): MaybeSession,
     State(state): State<AppState>,

@@ -1,13 +1,14 @@
 //! Holds: create, read, list, extend, confirm, release.
 
+use axum::Json;
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
-use axum::{Json, Router};
 use std::sync::Arc;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
-use seat_state::wire::{HoldBody, HoldList, HoldRequestBody};
+use seat_state::wire::{ErrorBody, HoldBody, HoldList, HoldRequestBody};
 use seat_state::{HoldId, HolderId, Rejection};
 
 use crate::app::AppState;
@@ -16,20 +17,33 @@ use crate::error::AppError;
 use crate::extract::{ApiJson, Now};
 use crate::session::Session;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/shows/{show_id}/holds", post(create_hold))
-        .route("/holds", get(list_holds))
-        .route("/holds/{hold_id}", get(get_hold).delete(release_hold))
-        .route("/holds/{hold_id}/extend", post(extend_hold))
-        .route("/holds/{hold_id}/confirm", post(confirm_hold))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(create_hold))
+        .routes(routes!(list_holds))
+        .routes(routes!(get_hold, release_hold))
+        .routes(routes!(extend_hold))
+        .routes(routes!(confirm_hold))
 }
 
 fn holder(session: &Session) -> HolderId {
     HolderId::new(session.0.as_ref())
 }
 
-/// Checks run in API.md's order: session, show, body, then the rules.
+/// Holds seats and area places, all or nothing. Checks run in API.md's
+/// order: session, show, body, then the rules.
+#[utoipa::path(post, path = "/shows/{show_id}/holds", tag = "holds", request_body = HoldRequestBody,
+    params(("show_id" = String, Path, description = "The show's id")), security(("session" = []), ("cookie" = [])),
+    responses(
+        (status = 201, description = "held", body = HoldBody),
+        (status = 200, description = "the same request again: the hold as it stands", body = HoldBody),
+        (status = 400, description = "bad_request", body = ErrorBody),
+        (status = 401, description = "unauthorized", body = ErrorBody),
+        (status = 404, description = "unknown_show", body = ErrorBody),
+        (status = 409, description = "seats_taken (with seats), not_enough_seats (with area, available), idempotency_mismatch", body = ErrorBody),
+        (status = 413, description = "payload_too_large", body = ErrorBody),
+        (status = 422, description = "invalid_seats, invalid_quantity, invalid_hold_id", body = ErrorBody),
+        (status = 429, description = "hold_limit", body = ErrorBody)))]
 async fn create_hold(
     session: Session,
     State(state): State<AppState>,
@@ -53,6 +67,9 @@ async fn create_hold(
     Ok((status, Json(HoldBody { server_time: now.0, ..written.hold })).into_response())
 }
 
+/// The caller's holds, newest first.
+#[utoipa::path(get, path = "/holds", tag = "holds", security(("session" = []), ("cookie" = [])),
+    responses((status = 200, body = HoldList), (status = 401, description = "unauthorized", body = ErrorBody)))]
 async fn list_holds(
     session: Session,
     State(state): State<AppState>,
@@ -73,6 +90,11 @@ async fn show_of(state: &AppState, hold_id: &str) -> Result<(HoldId, ShowHandle)
     Ok((hold, show))
 }
 
+/// One of the caller's holds.
+#[utoipa::path(get, path = "/holds/{hold_id}", tag = "holds", params(("hold_id" = String, Path)),
+    security(("session" = []), ("cookie" = [])),
+    responses((status = 200, body = HoldBody), (status = 401, description = "unauthorized", body = ErrorBody),
+              (status = 404, description = "no_hold", body = ErrorBody)))]
 async fn get_hold(
     session: Session,
     State(state): State<AppState>,
@@ -95,6 +117,13 @@ async fn act(
     Ok(HoldBody { server_time: now.0, ..written.hold })
 }
 
+/// Moves the stored deadline by `extensionSeconds`, at most `maxExtensions` times.
+#[utoipa::path(post, path = "/holds/{hold_id}/extend", tag = "holds", params(("hold_id" = String, Path)),
+    security(("session" = []), ("cookie" = [])),
+    responses((status = 200, body = HoldBody), (status = 401, description = "unauthorized", body = ErrorBody),
+              (status = 404, description = "no_hold", body = ErrorBody),
+              (status = 409, description = "already_confirmed, extension_limit", body = ErrorBody),
+              (status = 410, description = "hold_expired, hold_released", body = ErrorBody)))]
 async fn extend_hold(
     session: Session,
     State(state): State<AppState>,
@@ -104,6 +133,12 @@ async fn extend_hold(
     act(&state, &session, &hold_id, Action::Extend, now).await.map(Json)
 }
 
+/// Confirms (buys) the hold; again answers the same confirmation.
+#[utoipa::path(post, path = "/holds/{hold_id}/confirm", tag = "holds", params(("hold_id" = String, Path)),
+    security(("session" = []), ("cookie" = [])),
+    responses((status = 200, body = HoldBody), (status = 401, description = "unauthorized", body = ErrorBody),
+              (status = 404, description = "no_hold", body = ErrorBody),
+              (status = 410, description = "hold_expired, hold_released", body = ErrorBody)))]
 async fn confirm_hold(
     session: Session,
     State(state): State<AppState>,
@@ -113,6 +148,12 @@ async fn confirm_hold(
     act(&state, &session, &hold_id, Action::Confirm, now).await.map(Json)
 }
 
+/// Releases the hold (also when already released or expired).
+#[utoipa::path(delete, path = "/holds/{hold_id}", tag = "holds", params(("hold_id" = String, Path)),
+    security(("session" = []), ("cookie" = [])),
+    responses((status = 204, description = "released"), (status = 401, description = "unauthorized", body = ErrorBody),
+              (status = 404, description = "no_hold", body = ErrorBody),
+              (status = 409, description = "already_confirmed", body = ErrorBody)))]
 async fn release_hold(
     session: Session,
     State(state): State<AppState>,

@@ -8,13 +8,13 @@ pub mod sessions;
 pub mod shows;
 pub mod time;
 
-use axum::Router;
+use utoipa_axum::router::OpenApiRouter;
 
 use crate::app::AppState;
 
-/// Everything under `/api`.
-pub fn router() -> Router<AppState> {
-    Router::new()
+/// Everything under `/api`, each route with its OpenAPI description.
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
         .merge(time::router())
         .merge(shows::router())
         .merge(seats::router())

@@ -1,21 +1,26 @@
 //! `GET /api/shows/{id}/seats`: the facts clients derive seat states from.
 
+use axum::Json;
 use axum::extract::{Path, State};
-use axum::routing::get;
-use axum::{Json, Router};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use seat_state::HolderId;
-use seat_state::wire::SeatMap;
+use seat_state::wire::{ErrorBody, SeatMap};
 
 use crate::app::AppState;
 use crate::error::AppError;
 use crate::extract::Now;
 use crate::session::MaybeSession;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/shows/{show_id}/seats", get(seat_map))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(seat_map))
 }
 
+/// Facts of every seat and area (session optional: it sets `mine`).
+#[utoipa::path(get, path = "/shows/{show_id}/seats", tag = "shows",
+    params(("show_id" = String, Path, description = "The show's id")), security((), ("session" = []), ("cookie" = [])),
+    responses((status = 200, body = SeatMap), (status = 404, description = "unknown_show", body = ErrorBody)))]
 async fn seat_map(
     MaybeSession(viewer): MaybeSession,
     State(state): State<AppState>,

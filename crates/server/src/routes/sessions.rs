@@ -1,12 +1,13 @@
 //! `POST /api/sessions`: a new customer session.
 
+use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::http::header::SET_COOKIE;
 use axum::response::{AppendHeaders, IntoResponse};
-use axum::routing::post;
-use axum::{Json, Router};
 use std::sync::Arc;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use seat_state::wire::SessionBody;
 
@@ -15,10 +16,13 @@ use crate::error::AppError;
 use crate::extract::Now;
 use crate::session::{COOKIE_NAME, new_credentials, token_hash};
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/sessions", post(create_session))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(create_session))
 }
 
+/// A new customer session: a bearer token, also set as an HttpOnly cookie.
+#[utoipa::path(post, path = "/sessions", tag = "sessions", responses((status = 201, body = SessionBody,
+    headers(("set-cookie" = String, description = "seathold_session=TOKEN; HttpOnly; SameSite=Strict; Path=/")))))]
 async fn create_session(State(state): State<AppState>, Now(now): Now) -> Result<impl IntoResponse, AppError> {
     let (token, holder_id) = new_credentials()?;
     let hash = token_hash(&token);

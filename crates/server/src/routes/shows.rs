@@ -1,31 +1,37 @@
 //! Shows: list, read, and create (admin).
 
+use axum::Json;
 use axum::extract::{FromRequestParts, Path, State};
 use axum::http::StatusCode;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
-use axum::routing::{get, post};
-use axum::{Json, Router};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use seat_state::Show;
-use seat_state::wire::{ShowBody, ShowInput, ShowList};
+use seat_state::wire::{ErrorBody, ShowBody, ShowInput, ShowList};
 
 use crate::app::{ADMIN_BODY_LIMIT, AppState};
 use crate::error::AppError;
 use crate::extract::{ApiJson, Now};
 use crate::store::CreateShow;
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/shows", get(list_shows))
-        .route("/shows/{show_id}", get(get_show))
-        .route("/admin/shows", post(create_show).layer(axum::extract::DefaultBodyLimit::max(ADMIN_BODY_LIMIT)))
+pub fn router() -> OpenApiRouter<AppState> {
+    let admin =
+        OpenApiRouter::new().routes(routes!(create_show)).layer(axum::extract::DefaultBodyLimit::max(ADMIN_BODY_LIMIT));
+    OpenApiRouter::new().routes(routes!(list_shows)).routes(routes!(get_show)).merge(admin)
 }
 
+/// Every show.
+#[utoipa::path(get, path = "/shows", tag = "shows", responses((status = 200, body = ShowList)))]
 async fn list_shows(State(state): State<AppState>, Now(now): Now) -> Result<Json<ShowList>, AppError> {
     Ok(Json(ShowList { shows: state.store.list_shows().await?, server_time: now.0 }))
 }
 
+/// One show's definition: seats with positions, areas, hold rules.
+#[utoipa::path(get, path = "/shows/{show_id}", tag = "shows",
+    params(("show_id" = String, Path, description = "The show's id")),
+    responses((status = 200, body = ShowBody), (status = 404, description = "unknown_show", body = ErrorBody)))]
 async fn get_show(
     State(state): State<AppState>,
     Now(now): Now,
@@ -57,6 +63,17 @@ impl FromRequestParts<AppState> for Admin {
     }
 }
 
+/// Creates a show; the same definition again changes nothing.
+#[utoipa::path(post, path = "/admin/shows", tag = "admin", request_body = ShowInput, security(("admin" = [])),
+    responses(
+        (status = 201, description = "created", body = ShowBody),
+        (status = 200, description = "the same show already existed", body = ShowBody),
+        (status = 400, description = "bad_request", body = ErrorBody),
+        (status = 401, description = "unauthorized", body = ErrorBody),
+        (status = 403, description = "admin_disabled", body = ErrorBody),
+        (status = 409, description = "show_exists", body = ErrorBody),
+        (status = 413, description = "payload_too_large", body = ErrorBody),
+        (status = 422, description = "invalid_show", body = ErrorBody)))]
 async fn create_show(
     _: Admin,
     State(state): State<AppState>,

@@ -1,17 +1,20 @@
 //! `GET /api/time`: the server clock, for the browser's offset estimate.
 
-use axum::routing::get;
-use axum::{Json, Router};
+use axum::Json;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 use seat_state::wire::TimeBody;
 
 use crate::app::AppState;
 use crate::extract::Now;
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/time", get(server_time))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(server_time))
 }
 
+/// The server's clock, for estimating the offset to the browser's.
+#[utoipa::path(get, path = "/time", tag = "time", responses((status = 200, body = TimeBody)))]
 async fn server_time(Now(now): Now) -> Json<TimeBody> {
     Json(TimeBody { server_time: now.0 })
 }

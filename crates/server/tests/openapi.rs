@@ -1,0 +1,61 @@
+//! The OpenAPI document: every API.md endpoint is in it, and everything in it
+//! is served by the router (the document is generated from the routes).
+
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+mod support;
+
+use std::collections::BTreeSet;
+
+use support::{ADMIN_TOKEN, TestApp};
+
+/// API.md's endpoints, plus the document itself.
+const CONTRACT: [(&str, &str); 16] = [
+    ("post", "/api/sessions"),
+    ("post", "/api/admin/shows"),
+    ("get", "/api/shows"),
+    ("get", "/api/shows/{show_id}"),
+    ("get", "/api/shows/{show_id}/seats"),
+    ("get", "/api/shows/{show_id}/events"),
+    ("post", "/api/shows/{show_id}/holds"),
+    ("get", "/api/holds"),
+    ("get", "/api/holds/{hold_id}"),
+    ("delete", "/api/holds/{hold_id}"),
+    ("post", "/api/holds/{hold_id}/extend"),
+    ("post", "/api/holds/{hold_id}/confirm"),
+    ("get", "/api/time"),
+    ("get", "/api/openapi.json"),
+    ("get", "/healthz"),
+    ("get", "/metrics"),
+];
+
+#[tokio::test]
+async fn the_document_lists_exactly_the_contract_and_every_route_in_it_is_served() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    let answer = app.get("/api/openapi.json").await;
+    assert_eq!(answer.status, 200);
+    let document = &answer.body;
+    assert!(document["openapi"].as_str().unwrap().starts_with("3."), "{document}");
+
+    let documented: BTreeSet<(String, String)> = document["paths"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .flat_map(|(path, item)| item.as_object().unwrap().keys().map(move |method| (method.clone(), path.clone())))
+        .collect();
+    let contract: BTreeSet<(String, String)> = CONTRACT.iter().map(|(m, p)| (m.to_string(), p.to_string())).collect();
+    assert_eq!(documented, contract);
+
+    for (method, path) in &documented {
+        let concrete = path.replace("{show_id}", "no-such-show").replace("{hold_id}", "no-such-hold");
+        let served = app.call(&method.to_uppercase(), &concrete, None, None).await;
+        assert_ne!(served.status, 405, "{method} {path}");
+        assert_ne!(served.body["error"], "not_found", "{method} {path} is documented but not routed");
+    }
+
+    for schema in ["HoldBody", "SeatMap", "ErrorBody", "HoldRequestBody", "ShowInput", "ChangeEvent"] {
+        assert!(document["components"]["schemas"][schema].is_object(), "{schema} missing");
+    }
+    assert!(document["components"]["securitySchemes"]["session"].is_object());
+}
