@@ -7,12 +7,14 @@
 //! release output).
 
 pub mod browser;
+pub mod customer;
 pub mod server;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 pub use browser::Browser;
+pub use customer::Customer;
 pub use server::Server;
 
 /// How long any condition may take before a test fails.

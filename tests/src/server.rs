@@ -68,6 +68,23 @@ impl Server {
         Ok(Self { base_url, child, data_dir })
     }
 
+    /// Creates `show` (a venue file's JSON) with `seathold show create` in a
+    /// fresh data directory, then starts the server on it.
+    pub async fn start_with_show(show: &serde_json::Value, extra: &[&str]) -> anyhow::Result<Self> {
+        let data_dir = std::sync::Arc::new(tempfile::tempdir()?);
+        let venue = data_dir.path().join("venue.json");
+        std::fs::write(&venue, show.to_string())?;
+        let venue = venue.to_str().context("a UTF-8 temporary path")?;
+        run_binary(&["show", "create", venue, "--database", &database_url(data_dir.path())]).await?;
+        Self::start_in(data_dir, extra).await
+    }
+
+    /// `GET /api/shows/{show}/seats` without a session: the facts every viewer gets.
+    pub async fn seat_facts(&self, show: &str) -> anyhow::Result<serde_json::Value> {
+        let url = format!("{}/api/shows/{show}/seats", self.base_url);
+        Ok(reqwest::get(url).await?.error_for_status()?.json().await?)
+    }
+
     /// Kills the process with SIGKILL, as a crash would, and waits for it to go.
     pub async fn kill_9(mut self) -> anyhow::Result<()> {
         self.child.start_kill()?;

@@ -53,14 +53,9 @@ impl Controller {
             .collect();
         let shown = Shown::new(u32::try_from(show.max_seats_per_hold).unwrap_or(1));
         let show_id = show.id.clone();
-        let live = LiveMap::create(
-            Arc::clone(&model),
-            areas.clone(),
-            shown,
-            u32::try_from(show.max_extensions).unwrap_or(0),
-            local_now,
-            move |live| resync(show_id.clone(), live),
-        );
+        let live = LiveMap::create(Arc::clone(&model), areas.clone(), shown, show, local_now, move |live| {
+            resync(show_id.clone(), live)
+        });
         let controller = Self {
             show_id: StoredValue::new(show.id.clone()),
             model: StoredValue::new(Arc::clone(&model)),

@@ -11,7 +11,8 @@ use std::sync::Arc;
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use seat_state::sync::{Input, Output};
-use seat_state::{ClockOffset, CountdownView, HoldStatus, LocalMillis, SeatMapSync, SeatState};
+use seat_state::wire::ShowDefinition;
+use seat_state::{ClockOffset, Countdown, CountdownView, HoldStatus, LocalMillis, SeatMapSync, SeatState};
 
 use crate::components::hold_panel::HoldSummary;
 use crate::model::{AreaCell, MapModel};
@@ -49,9 +50,18 @@ impl Shown {
     }
 }
 
+/// The countdown's safety buffer for holds of `hold_seconds`: `seat-state`'s
+/// default, but at most a quarter of the hold, so that a short hold starts
+/// with time on the clock instead of already expired.
+pub fn countdown_buffer_millis(hold_seconds: i64) -> i64 {
+    Countdown::DEFAULT_BUFFER_MILLIS.min(hold_seconds.saturating_mul(1000) / 4)
+}
+
 /// The machine and what mirrors it.
 pub struct LiveMap {
     sync: SeatMapSync,
+    /// The show on screen: only my holds of this show count here.
+    show_id: String,
     model: Arc<MapModel>,
     areas: Vec<AreaCell>,
     shown: Shown,
@@ -70,22 +80,23 @@ pub struct LiveMap {
 }
 
 impl LiveMap {
-    /// A machine for `model`'s seats; `local_now` is the local clock (a
-    /// fake one in tests).
+    /// A machine for `show`'s seats in `model`; `local_now` is the local
+    /// clock (a fake one in tests).
     pub fn create(
         model: Arc<MapModel>,
         areas: Vec<AreaCell>,
         shown: Shown,
-        max_extensions: u32,
+        show: &ShowDefinition,
         local_now: fn() -> LocalMillis,
         on_resync: impl Fn(StoredValue<LiveMap, LocalStorage>) + 'static,
     ) -> StoredValue<LiveMap, LocalStorage> {
         let handle = StoredValue::new_local(Self {
-            sync: SeatMapSync::new(),
+            sync: SeatMapSync::with_buffer(countdown_buffer_millis(show.hold_seconds)),
+            show_id: show.id.clone(),
             model,
             areas,
             shown,
-            max_extensions,
+            max_extensions: u32::try_from(show.max_extensions).unwrap_or(0),
             focus: None,
             in_flight: Vec::new(),
             local_now,
@@ -100,7 +111,7 @@ impl LiveMap {
     /// Takes one input (with the local time first) and shows its effects.
     pub fn feed(&mut self, input: Input) {
         self.sync.handle_input(Input::Tick((self.local_now)()));
-        self.sync.handle_input(input);
+        self.sync.handle_input(self.only_this_show(input));
         self.flush();
     }
 
@@ -108,9 +119,20 @@ impl LiveMap {
     pub fn feed_all(&mut self, inputs: impl IntoIterator<Item = Input>) {
         self.sync.handle_input(Input::Tick((self.local_now)()));
         for input in inputs {
-            self.sync.handle_input(input);
+            self.sync.handle_input(self.only_this_show(input));
         }
         self.flush();
+    }
+
+    /// Drops my holds of other shows (`GET /api/holds` lists them all): the
+    /// hold limit counts per show, and seat ids repeat across shows.
+    fn only_this_show(&self, input: Input) -> Input {
+        match input {
+            Input::MyHolds(holds) => {
+                Input::MyHolds(holds.into_iter().filter(|hold| hold.show_id == self.show_id).collect())
+            }
+            other => other,
+        }
     }
 
     /// The timer fired (or the caller wants the map brought up to now).

@@ -27,7 +27,8 @@ pub struct HoldSummary {
 }
 
 /// The banner of the customer's hold: what is held, the countdown, and
-/// Confirm, Extend (while extensions remain, saying how many) and Release.
+/// Confirm, Extend (saying how many extensions remain; disabled at the
+/// limit) and Release.
 /// When the countdown runs out the hold is shown as expired — before the
 /// server would refuse it, thanks to the countdown's buffer.
 #[component]
@@ -89,10 +90,8 @@ pub fn HoldPanel(
                             >
                                 <button type="button" class="primary" data-action="confirm" disabled=busy
                                     on:click=button(HoldAction::Confirm)>"Confirm"</button>
-                                <Show when=move || { left > 0 }>
-                                    <button type="button" data-action="extend" disabled=busy
-                                        on:click=button(HoldAction::Extend)>{extend_label(left)}</button>
-                                </Show>
+                                <button type="button" data-action="extend" disabled=move || busy.get() || left == 0
+                                    on:click=button(HoldAction::Extend)>{extend_label(left)}</button>
                                 <button type="button" data-action="release" disabled=busy
                                     on:click=button(HoldAction::Release)>"Release"</button>
                             </Show>
