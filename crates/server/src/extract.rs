@@ -41,6 +41,10 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
                 AppError::BadRequest("the body could not be read".into())
             }
         })?;
+        // serde would take an array for a struct's fields in order; API bodies are objects.
+        if bytes.iter().find(|byte| !byte.is_ascii_whitespace()) != Some(&b'{') {
+            return Err(AppError::BadRequest("expected a JSON object".into()));
+        }
         serde_json::from_slice(&bytes)
             .map(ApiJson)
             .map_err(|error| AppError::BadRequest(format!("expected JSON of the documented shape ({error})")))

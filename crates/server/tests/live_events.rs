@@ -114,3 +114,22 @@ async fn a_reconnect_replays_what_it_missed_or_gets_a_snapshot() {
     let fresh = from_the_future.next().await;
     assert_eq!((fresh.event.as_str(), fresh.id), ("snapshot", 4));
 }
+
+#[tokio::test]
+async fn a_new_event_source_can_resume_with_a_query_parameter() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    app.create_show(&show_with("s", 10, 5, json!({"maxActiveHoldsPerHolder": 5}))).await;
+    let token = app.session().await;
+    for seat in ["A1", "A2"] {
+        assert_eq!(app.hold(&token, "s", json!({"seats": [seat]})).await.status, 201);
+    }
+    let response = app
+        .router
+        .clone()
+        .oneshot(Request::get("/api/shows/s/events?lastEventId=1").body(Body::empty()).unwrap())
+        .await
+        .unwrap();
+    let mut stream = Stream { body: response.into_body(), buffer: String::new() };
+    let next = stream.next().await;
+    assert_eq!((next.event.as_str(), next.id), ("change", 2));
+}

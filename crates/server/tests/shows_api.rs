@@ -131,3 +131,10 @@ async fn unknown_shows_and_paths_answer_in_the_error_format() {
     let answer = app.post_admin("/api/time", None, "").await;
     assert_error(&answer, 405, "method_not_allowed");
 }
+
+#[tokio::test]
+async fn a_json_array_is_not_a_body() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    let array = json!(["impro", "Improv night", 600]).to_string();
+    assert_error(&app.post_admin("/api/admin/shows", Some(ADMIN_TOKEN), array).await, 400, "bad_request");
+}

@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::stream::{self, Stream};
@@ -34,7 +34,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// `change` events with rising `id`; `Last-Event-ID` resumes.
 #[utoipa::path(get, path = "/shows/{show_id}/events", tag = "shows",
     params(("show_id" = String, Path, description = "The show's id"),
-           ("Last-Event-ID" = Option<i64>, Header, description = "The last version received")),
+           ("Last-Event-ID" = Option<i64>, Header, description = "The last version received"),
+           ("lastEventId" = Option<i64>, Query, description = "The same, for clients that cannot set headers")),
     responses((status = 200, content_type = "text/event-stream", body = ChangeEvent,
                description = "`snapshot` (SeatMap) then `change` (ChangeEvent) events"),
               (status = 404, description = "unknown_show", body = seat_state::wire::ErrorBody)))]
@@ -43,10 +44,14 @@ async fn events(
     State(state): State<AppState>,
     Now(now): Now,
     Path(show_id): Path<String>,
+    Query(query): Query<Resume>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let after = headers.get("last-event-id").and_then(|value| value.to_str().ok()?.trim().parse().ok());
+    // The header on the browser's own reconnects; the query parameter when a
+    // client opens a new EventSource itself (it cannot set headers).
+    let after =
+        headers.get("last-event-id").and_then(|value| value.to_str().ok()?.trim().parse().ok()).or(query.last_event_id);
     let viewer = viewer.map(|holder| HolderId::new(holder.as_ref()));
     let subscription = show.subscribe(viewer.clone(), after, now).await?;
     let feed = Feed {
@@ -60,6 +65,13 @@ async fn events(
     let feed = feed.start(subscription);
     Ok(Sse::new(stream::unfold(feed, |mut feed| async move { feed.next().await.map(|event| (Ok(event), feed)) }))
         .keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
+}
+
+/// `?lastEventId=N`: resume after version N.
+#[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
+#[serde(rename_all = "camelCase")]
+struct Resume {
+    last_event_id: Option<i64>,
 }
 
 /// One viewer's position in a show's stream of changes.
