@@ -118,15 +118,7 @@ pub fn test() -> Result<(), String> {
     step.done()?;
 
     let step = Step::start("wasm tests in headless Chromium (seat-state, web)");
-    run_checked(&mut cargo(&[
-        "test",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--package",
-        "seat-state",
-        "--package",
-        "seathold-web",
-    ]))?;
+    run_checked(cargo(&["test"]).args(WASM_CRATES))?;
     step.done()?;
 
     let step = Step::start("wasm imports nothing from \"env\"");
@@ -145,6 +137,10 @@ pub fn test() -> Result<(), String> {
     Ok(())
 }
 
+/// The crates that build for the browser, as cargo arguments.
+const WASM_CRATES: [&str; 6] =
+    ["--target", "wasm32-unknown-unknown", "--package", "seat-state", "--package", "seathold-web"];
+
 /// `cargo xtask tidy`: formatting and clippy, natively and for wasm32.
 pub fn tidy() -> Result<(), String> {
     let step = Step::start("cargo fmt --check");
@@ -152,18 +148,6 @@ pub fn tidy() -> Result<(), String> {
     step.done()?;
     let step = Step::start("clippy (native and wasm32)");
     run_checked(&mut cargo(&["clippy", "--all-targets", "--", "-D", "warnings"]))?;
-    run_checked(&mut cargo(&[
-        "clippy",
-        "--target",
-        "wasm32-unknown-unknown",
-        "--package",
-        "seat-state",
-        "--package",
-        "seathold-web",
-        "--all-targets",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
+    run_checked(cargo(&["clippy"]).args(WASM_CRATES).args(["--all-targets", "--", "-D", "warnings"]))?;
     step.done()
 }
