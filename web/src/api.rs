@@ -16,7 +16,8 @@ use wasm_bindgen::prelude::Closure;
 use web_sys::{EventSource, MessageEvent};
 
 use seat_state::wire::{
-    ChangeEvent, ErrorBody, HoldBody, HoldList, HoldRequestBody, SeatMap, SessionBody, ShowBody, ShowList, TimeBody,
+    ChangeEvent, ErrorBody, HoldBody, HoldList, HoldRequestBody, SeatMap, SessionBody, ShowDefinition, ShowList,
+    TimeBody,
 };
 use seat_state::{ClockSample, LocalMillis, ServerMillis};
 
@@ -96,38 +97,44 @@ fn to_json(body: &impl Serialize) -> Result<String, ApiError> {
 }
 
 /// Sends a request and reads the answer: `Ok(None)` for an empty success
-/// body (204), the error body for a failure.
-async fn exchange<T: DeserializeOwned>(request: reqwest::RequestBuilder) -> Result<Option<T>, ApiError> {
+/// body (204), the error body for a failure. Not generic, so the request
+/// machinery exists once in the wasm; only [`decode`] is per type.
+async fn exchange(request: reqwest::RequestBuilder) -> Result<Option<String>, ApiError> {
     let response = request.fetch_credentials_same_origin().send().await.map_err(transport)?;
     let status = response.status();
     let text = response.text().await.map_err(transport)?;
     if status.is_success() {
-        if text.is_empty() {
-            return Ok(None);
-        }
-        from_json(&text).map(Some).ok_or_else(|| transport("unreadable answer"))
+        Ok((!text.is_empty()).then_some(text))
     } else {
         let body = from_json(&text).ok_or_else(|| transport(format!("status {status} without an error body")))?;
         Err(ApiError::Server { status: status.as_u16(), body })
     }
 }
 
-async fn send<T: DeserializeOwned>(request: reqwest::RequestBuilder) -> Result<T, ApiError> {
-    exchange(request).await?.ok_or_else(|| transport("empty answer"))
+/// Reads a success body as a wire type.
+fn decode<T: DeserializeOwned>(text: Option<String>) -> Result<T, ApiError> {
+    let text = text.ok_or_else(|| transport("empty answer"))?;
+    from_json(&text).ok_or_else(|| transport("unreadable answer"))
+}
+
+/// A request to a same-origin path.
+fn request(method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    reqwest::Client::new().request(method, url(path))
 }
 
 async fn post_empty<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
-    send(reqwest::Client::new().post(url(path))).await
+    decode(exchange(request(reqwest::Method::POST, path)).await?)
 }
 
 async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
-    send(reqwest::Client::new().get(url(path))).await
+    decode(exchange(request(reqwest::Method::GET, path)).await?)
 }
 
 async fn post<T: DeserializeOwned>(path: &str, body: &impl Serialize) -> Result<T, ApiError> {
-    let request =
-        reqwest::Client::new().post(url(path)).header("content-type", "application/json").body(to_json(body)?);
-    send(request).await
+    let request = request(reqwest::Method::POST, path)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(to_json(body)?);
+    decode(exchange(request).await?)
 }
 
 /// Every show.
@@ -135,8 +142,10 @@ pub async fn shows() -> Result<ShowList, ApiError> {
     get("/api/shows").await
 }
 
-/// One show's definition: seats, positions, rules.
-pub async fn show(show_id: &str) -> Result<ShowBody, ApiError> {
+/// One show's definition: seats, positions, rules. The body's `serverTime`
+/// is not needed here; reading the definition alone (unknown fields are
+/// skipped) spares serde's buffering of `#[serde(flatten)]` in the wasm.
+pub async fn show(show_id: &str) -> Result<ShowDefinition, ApiError> {
     get(&format!("/api/shows/{show_id}")).await
 }
 
@@ -206,8 +215,7 @@ pub async fn confirm(hold_id: &str) -> Result<HoldBody, ApiError> {
 
 /// Lets the hold's places go.
 pub async fn release(hold_id: &str) -> Result<(), ApiError> {
-    let request = reqwest::Client::new().delete(url(&format!("/api/holds/{hold_id}")));
-    exchange::<TimeBody>(request).await.map(|_| ())
+    exchange(request(reqwest::Method::DELETE, &format!("/api/holds/{hold_id}"))).await.map(|_| ())
 }
 
 /// A fresh hold id: 128 random bits from `crypto.getRandomValues`, as 32

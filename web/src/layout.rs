@@ -138,14 +138,13 @@ impl Layout {
     /// The usual distance between neighbours in a row (the median gap),
     /// which sizes the seat shapes.
     pub fn pitch(&self) -> f64 {
-        let mut gaps: Vec<f64> = self
+        let gaps: Vec<f64> = self
             .rows
             .iter()
             .flat_map(|row| row.windows(2).map(|pair| self.xs[pair[1]] - self.xs[pair[0]]))
             .filter(|gap| *gap > 1e-6)
             .collect();
-        gaps.sort_unstable_by(f64::total_cmp);
-        gaps.get(gaps.len() / 2).copied().unwrap_or(30.0)
+        median(&gaps).unwrap_or(30.0)
     }
 
     /// How many rows the seats form.
@@ -160,13 +159,20 @@ fn sort_by_key(indices: &mut [usize], key: &dyn Fn(usize) -> f64) {
     indices.sort_unstable_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
 }
 
+/// The upper median of `values`, sorted with [`sort_by_key`] (a second
+/// sort of `f64`s would be a second copy of the sort in the wasm).
+fn median(values: &[f64]) -> Option<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    sort_by_key(&mut order, &|at| values[at]);
+    order.get(order.len() / 2).map(|&at| values[at])
+}
+
 /// Groups seats whose heights are within half the usual row spacing.
 fn rows_by_height(ys: &[f64]) -> Vec<Vec<usize>> {
     let mut order: Vec<usize> = (0..ys.len()).collect();
     sort_by_key(&mut order, &|seat| ys[seat]);
-    let mut gaps: Vec<f64> = order.windows(2).map(|pair| ys[pair[1]] - ys[pair[0]]).filter(|gap| *gap > 1e-6).collect();
-    gaps.sort_unstable_by(f64::total_cmp);
-    let tolerance = gaps.get(gaps.len() / 2).map_or(1.0, |median| median / 2.0);
+    let gaps: Vec<f64> = order.windows(2).map(|pair| ys[pair[1]] - ys[pair[0]]).filter(|gap| *gap > 1e-6).collect();
+    let tolerance = median(&gaps).map_or(1.0, |median| median / 2.0);
     let mut rows: Vec<Vec<usize>> = Vec::new();
     let mut row_top = f64::NEG_INFINITY;
     for index in order {

@@ -110,14 +110,11 @@ impl Selection {
 
     /// The body of `POST /api/shows/{id}/holds` for this selection.
     pub fn to_request(&self, hold_id: &str) -> HoldRequestBody {
-        HoldRequestBody {
-            hold_id: Some(hold_id.to_owned()),
-            seats: self.seats.clone(),
-            areas: self
-                .areas
-                .iter()
-                .map(|(area, quantity)| (area.clone(), RequestedQuantity::Integer(i64::from(*quantity))))
-                .collect(),
+        // Inserted one by one: collecting into a map would link a sort.
+        let mut areas = BTreeMap::new();
+        for (area, quantity) in &self.areas {
+            areas.insert(area.clone(), RequestedQuantity::Integer(i64::from(*quantity)));
         }
+        HoldRequestBody { hold_id: Some(hold_id.to_owned()), seats: self.seats.clone(), areas }
     }
 }

@@ -27,7 +27,7 @@ pub struct Loaded {
 }
 
 async fn load(show_id: &str) -> Result<Loaded, ApiError> {
-    let show = api::show(show_id).await?.show;
+    let show = api::show(show_id).await?;
     // Starts a session when there is none; a reload keeps the cookie's.
     let holds = api::my_holds().await?;
     let samples = api::sample_clock_several(SAMPLES).await?;
