@@ -3,14 +3,13 @@
 //! hooks (`data-seat-id`, `data-action`, `data-countdown`, `role=alert`).
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use fantoccini::actions::{InputSource, KeyAction, KeyActions};
 use fantoccini::key::Key;
 use serde_json::{Value, json};
 
-use crate::{Browser, PATIENCE, Server, required_path, screenshot_dir};
+use crate::{Browser, Server, required_path, screenshot_dir};
 
 /// A customer's browser on one server.
 pub struct Customer {
@@ -307,22 +306,5 @@ impl Violation {
 impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "[{}] {}: {} at {}", self.impact, self.rule, self.help, self.nodes)
-    }
-}
-
-/// Waits, polling every 20 ms, until `check` answers `Some`; fails after
-/// `within` naming `what`.
-pub async fn within<T, F, Fut>(what: &str, within: Duration, mut check: F) -> anyhow::Result<T>
-where
-    F: FnMut() -> Fut,
-    Fut: std::future::Future<Output = anyhow::Result<Option<T>>>,
-{
-    let deadline = Instant::now() + within.min(PATIENCE);
-    loop {
-        if let Some(value) = check().await? {
-            return Ok(value);
-        }
-        anyhow::ensure!(Instant::now() < deadline, "timed out after {within:?} waiting for {what}");
-        tokio::time::sleep(Duration::from_millis(20)).await;
     }
 }

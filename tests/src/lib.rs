@@ -3,8 +3,9 @@
 //! ChromeDriver. Both are killed when their guard drops, also on failure.
 //!
 //! `cargo xtask test` builds what these need and says where it is:
-//! `SEATHOLD_BIN` (the server binary) and `SEATHOLD_WEB_DIST` (Trunk's
-//! release output).
+//! `SEATHOLD_BIN` (the server binary), `SEATHOLD_WEB_DIST` (Trunk's
+//! release output) and `SEATHOLD_AXE` (axe-core's `axe.min.js`, for the
+//! accessibility audit).
 
 pub mod browser;
 pub mod customer;

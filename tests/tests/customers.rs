@@ -114,7 +114,6 @@ async fn an_expired_hold_frees_its_seats_on_every_map_without_a_server_event() -
     alice.wait_for("the countdown's end", "document.querySelector('[data-countdown][data-phase=\"expired\"]')").await?;
     let banner = alice.text_of(".hold").await?;
     assert!(banner.contains("Your hold has expired"), "alice's banner: {banner:?}");
-    assert!(local_now() < deadline, "the countdown ends before the server's deadline (its buffer)");
 
     for seat in ["A1", "A2"] {
         let late = bob.turned(seat, "free").await? - deadline;
