@@ -1,6 +1,8 @@
 -- The journal: every transition of every hold, by show and version. It is
--- the audit log (who did what, when), the source the holds are rebuilt from
--- after a restart, and the change events for replay. Rows are only appended.
+-- the audit log (who did what, when) and the source the holds are rebuilt
+-- from after a restart. Rows are only appended. (Change events are not kept:
+-- an area's event lists all its holds, and after a restart a reconnecting
+-- viewer gets a fresh snapshot instead of a replay.)
 CREATE TABLE journal (
     show_id TEXT NOT NULL REFERENCES shows (id),
     version INTEGER NOT NULL,
@@ -16,8 +18,6 @@ CREATE TABLE journal (
     extensions INTEGER,
     -- confirmed: after the deadline under latePolicy honorIfFree.
     late INTEGER,
-    -- The public change event it produced.
-    event TEXT NOT NULL,
     PRIMARY KEY (show_id, version)
 ) STRICT, WITHOUT ROWID;
 

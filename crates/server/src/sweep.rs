@@ -12,8 +12,10 @@ use crate::clock::Clock;
 use crate::engine::Engines;
 use crate::store::Store;
 
-/// Outbox entries handled per round; a full round goes again at once.
-const BATCH: usize = 500;
+/// Outbox entries handled per round; a full round goes again at once. Small
+/// rounds let customers' requests in between, so a wave of expiries does not
+/// stall holds.
+const BATCH: usize = 100;
 
 /// Runs forever, one round every `interval` (sooner while there is a backlog).
 pub async fn run(store: Arc<dyn Store>, engines: Arc<Engines>, clock: Clock, interval: Duration) {

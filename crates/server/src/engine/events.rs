@@ -32,11 +32,10 @@ pub struct Subscription {
 }
 
 impl EventHub {
-    /// A hub that remembers `recent` (oldest first) for replay.
-    pub fn new(recent: Vec<ChangeEvent>) -> Self {
+    /// A hub with nothing to replay yet (after a restart, viewers get a snapshot).
+    pub fn new() -> Self {
         let (sender, _) = broadcast::channel(REPLAY_WINDOW);
-        let recent = recent.into_iter().map(Arc::new).collect();
-        Self { sender, recent }
+        Self { sender, recent: VecDeque::with_capacity(REPLAY_WINDOW) }
     }
 
     /// Sends a committed change to every viewer and keeps it for replay.

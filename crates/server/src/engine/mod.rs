@@ -13,7 +13,7 @@ use std::sync::{Arc, RwLock};
 
 use tokio::sync::{OnceCell, mpsc, oneshot};
 
-use seat_state::wire::{ChangeEvent, HoldBody, HoldRequestBody, SeatMap};
+use seat_state::wire::{HoldBody, HoldRequestBody, SeatMap};
 use seat_state::{Hold, HoldId, HolderId, ServerMillis, Show, ShowState};
 
 use crate::error::AppError;
@@ -70,7 +70,6 @@ impl Engines {
         }
         let Some(show) = self.store.show(show_id).await? else { return Ok(None) };
         let (version, holds) = self.store.load_holds(show_id).await?;
-        let recent = self.store.recent_events(show_id, events::REPLAY_WINDOW).await?;
         let mut shows = self.shows.write().map_err(|_| lock_failed())?;
         // Another request may have started it while this one loaded.
         if let Some(handle) = shows.get(show_id) {
@@ -80,7 +79,7 @@ impl Engines {
         for hold in &holds {
             self.remember_hold(&hold.id, &show_id, &hold.holder)?;
         }
-        let handle = self.spawn(show, version, holds, recent);
+        let handle = self.spawn(show, version, holds);
         shows.insert(show_id.to_string(), handle.clone());
         Ok(Some(handle))
     }
@@ -134,7 +133,7 @@ impl Engines {
         Ok(())
     }
 
-    fn spawn(&self, show: Show, version: i64, holds: Vec<Hold>, recent: Vec<ChangeEvent>) -> ShowHandle {
+    fn spawn(&self, show: Show, version: i64, holds: Vec<Hold>) -> ShowHandle {
         let show_id = show.id.to_string();
         let mut state = ShowState::new(show);
         for hold in holds {
@@ -147,7 +146,7 @@ impl Engines {
             state,
             store: Arc::clone(&self.store),
             metrics: Arc::clone(&self.metrics),
-            events: EventHub::new(recent),
+            events: EventHub::new(),
         };
         tokio::spawn(actor.run(receiver));
         ShowHandle { commands }

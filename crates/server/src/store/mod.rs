@@ -33,7 +33,7 @@ pub struct Transition {
     pub at: ServerMillis,
     /// The show's version once it is applied.
     pub version: i64,
-    /// The public event announcing it.
+    /// The public event announcing it (broadcast once committed).
     pub event: ChangeEvent,
 }
 
@@ -77,11 +77,9 @@ pub trait Store: Send + Sync + 'static {
     /// A show's version and every hold it has (oldest first), to rebuild its state.
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<(i64, Vec<Hold>)>;
     /// Writes consecutive transitions of one show all or nothing, conditional
-    /// on the show still being at the version before the first: the audit
-    /// journal, outbox entries and change events with them.
+    /// on the show still being at the version before the first, with their
+    /// journal (audit) entries and outbox entries.
     async fn commit(&self, show_id: &str, transitions: Vec<Transition>) -> Result<(), CommitError>;
-    /// The latest change events of a show, oldest first, at most `limit`.
-    async fn recent_events(&self, show_id: &str, limit: usize) -> anyhow::Result<Vec<ChangeEvent>>;
     /// Outbox entries due at `now`, oldest deadline first, at most `limit`.
     async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>>;
     /// Marks outbox entries done (their expiry happened, or was stale).

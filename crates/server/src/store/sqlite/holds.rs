@@ -12,7 +12,6 @@ use std::collections::HashMap;
 use rusqlite::{Connection, Transaction, params};
 use serde_json::json;
 
-use seat_state::wire::ChangeEvent;
 use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, SeatId, ServerMillis};
 
 use crate::store::{CommitError, Transition};
@@ -66,11 +65,10 @@ fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Resul
         Change::Released { .. } => ("released", None, None, None, None),
         Change::Expired { .. } => ("expired", None, None, None, None),
     };
-    let event = serde_json::to_string(&transition.event).map_err(failed)?;
     exec(
         tx,
-        "INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, places, expires_at, extensions, late, event)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        "INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, places, expires_at, extensions, late)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         params![
             show_id,
             transition.version,
@@ -81,8 +79,7 @@ fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Resul
             places,
             expires_at,
             extensions,
-            late,
-            event
+            late
         ],
     )
     .map_err(|error| CommitError::Stale(format!("journal entry {} of {show_id}: {error}", transition.version)))?;
@@ -159,15 +156,4 @@ pub fn load(connection: &Connection, show_id: &str) -> anyhow::Result<(i64, Vec<
         }
     }
     Ok((version, holds))
-}
-
-/// The latest `limit` change events of a show, oldest first.
-pub fn recent_events(connection: &Connection, show_id: &str, limit: usize) -> anyhow::Result<Vec<ChangeEvent>> {
-    let mut events = connection
-        .prepare("SELECT event FROM journal WHERE show_id = ?1 ORDER BY version DESC LIMIT ?2")?
-        .query_map(params![show_id, limit], |row| row.get::<_, String>(0))?
-        .map(|json| Ok(serde_json::from_str(&json?)?))
-        .collect::<anyhow::Result<Vec<ChangeEvent>>>()?;
-    events.reverse();
-    Ok(events)
 }

@@ -15,7 +15,6 @@ use seat_state::wire::{ShowInput, ShowSummary};
 use seat_state::{ServerMillis, Show};
 
 use super::{CommitError, CreateShow, DueExpiry, Store, Transition};
-use seat_state::wire::ChangeEvent;
 use seat_state::{Hold, HoldId};
 
 mod holds;
@@ -96,8 +95,9 @@ impl SqliteStore {
 }
 
 fn load_show(connection: &Connection, show_id: &str) -> anyhow::Result<Option<Show>> {
-    let definition: Option<String> =
-        connection.query_row("SELECT definition FROM shows WHERE id = ?1", [show_id], |row| row.get(0)).optional()?;
+    let definition: Option<String> = connection
+        .query_row("SELECT definition FROM show_definitions WHERE show_id = ?1", [show_id], |row| row.get(0))
+        .optional()?;
     definition
         .map(|json| {
             let input: ShowInput = serde_json::from_str(&json)?;
@@ -121,9 +121,12 @@ impl Store for SqliteStore {
             }
             let definition = serde_json::to_string(&show.to_wire())?;
             transaction.execute(
-                "INSERT INTO shows (id, name, definition, seat_count, area_count, version, created_at)
-                 VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)",
-                params![show.id.as_str(), show.name, definition, show.seats.len(), show.areas.len(), now.0],
+                "INSERT INTO shows (id, name, seat_count, area_count, version, created_at) VALUES (?1, ?2, ?3, ?4, 0, ?5)",
+                params![show.id.as_str(), show.name, show.seats.len(), show.areas.len(), now.0],
+            )?;
+            transaction.execute(
+                "INSERT INTO show_definitions (show_id, definition) VALUES (?1, ?2)",
+                params![show.id.as_str(), definition],
             )?;
             transaction.commit()?;
             Ok(CreateShow::Created)
@@ -184,11 +187,6 @@ impl Store for SqliteStore {
         })
         .await
         .map_err(|error| CommitError::Failed(error.into()))?
-    }
-
-    async fn recent_events(&self, show_id: &str, limit: usize) -> anyhow::Result<Vec<ChangeEvent>> {
-        let show_id = show_id.to_owned();
-        self.with(move |connection| holds::recent_events(connection, &show_id, limit)).await
     }
 
     async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>> {
