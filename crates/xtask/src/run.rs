@@ -10,7 +10,8 @@ use crate::wasm_imports;
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("..")
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("..");
+    std::fs::canonicalize(&root).unwrap_or(root)
 }
 
 /// Cargo's target directory (honours `CARGO_TARGET_DIR`).

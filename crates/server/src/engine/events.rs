@@ -31,13 +31,15 @@ pub struct Subscription {
     pub changes: broadcast::Receiver<Arc<ChangeEvent>>,
 }
 
-impl EventHub {
+impl Default for EventHub {
     /// A hub with nothing to replay yet (after a restart, viewers get a snapshot).
-    pub fn new() -> Self {
+    fn default() -> Self {
         let (sender, _) = broadcast::channel(REPLAY_WINDOW);
         Self { sender, recent: VecDeque::with_capacity(REPLAY_WINDOW) }
     }
+}
 
+impl EventHub {
     /// Sends a committed change to every viewer and keeps it for replay.
     pub fn publish(&mut self, event: ChangeEvent) {
         let event = Arc::new(event);

@@ -146,7 +146,7 @@ impl Engines {
             state,
             store: Arc::clone(&self.store),
             metrics: Arc::clone(&self.metrics),
-            events: EventHub::new(),
+            events: EventHub::default(),
         };
         tokio::spawn(actor.run(receiver));
         ShowHandle { commands }
