@@ -85,6 +85,17 @@ impl Server {
         Ok(reqwest::get(url).await?.error_for_status()?.json().await?)
     }
 
+    /// Sends SIGTERM, as an operator would, and waits (up to `PATIENCE`) for
+    /// the process to exit; returns its exit status.
+    pub async fn terminate(mut self) -> anyhow::Result<std::process::ExitStatus> {
+        let pid = self.child.id().context("the server already exited")?;
+        let status = std::process::Command::new("kill").args(["-TERM", &pid.to_string()]).status()?;
+        anyhow::ensure!(status.success(), "kill -TERM failed");
+        Ok(tokio::time::timeout(PATIENCE, self.child.wait())
+            .await
+            .context("the server did not stop after SIGTERM")??)
+    }
+
     /// Kills the process with SIGKILL, as a crash would, and waits for it to go.
     pub async fn kill_9(mut self) -> anyhow::Result<()> {
         self.child.start_kill()?;

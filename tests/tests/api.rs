@@ -30,3 +30,14 @@ async fn the_binary_serves_the_api_and_the_ui() -> anyhow::Result<()> {
     assert_eq!(body["error"], "not_found");
     Ok(())
 }
+
+#[tokio::test]
+async fn sigterm_stops_the_server_cleanly_even_with_a_live_stream_open() -> anyhow::Result<()> {
+    let server = Server::start(&[]).await?;
+    let mut stream = reqwest::get(format!("{}/api/shows/demo-theatre/events", server.base_url)).await?;
+    let first = stream.chunk().await?.unwrap_or_default();
+    assert!(String::from_utf8_lossy(&first).contains("event: snapshot"), "{first:?}");
+    let status = server.terminate().await?;
+    assert!(status.success(), "exit status {status}");
+    Ok(())
+}

@@ -38,6 +38,9 @@ pub struct AppState {
     pub sessions: Arc<SessionCache>,
     pub metrics: Arc<Metrics>,
     pub engines: Arc<Engines>,
+    /// Turns true when the server begins to stop: live streams end then, so
+    /// that a graceful shutdown does not wait on them forever.
+    pub stopping: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 impl AppState {
@@ -45,7 +48,8 @@ impl AppState {
     pub fn new(store: Arc<dyn Store>, clock: Clock, admin_token: Option<Arc<str>>) -> Self {
         let metrics = Arc::new(Metrics::default());
         let engines = Arc::new(Engines::new(Arc::clone(&store), Arc::clone(&metrics)));
-        Self { store, clock, admin_token, sessions: Arc::default(), metrics, engines }
+        let stopping = Arc::new(tokio::sync::watch::Sender::new(false));
+        Self { store, clock, admin_token, sessions: Arc::default(), metrics, engines, stopping }
     }
 }
 

@@ -62,13 +62,19 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let state = AppState::new(store, clock, args.admin_token.map(Arc::from));
     // Expiries that fell due while the server was down are handled first thing.
     tokio::spawn(sweep::run(Arc::clone(&state.store), Arc::clone(&state.engines), clock, args.sweep_interval.into()));
+    let state_stopping = Arc::clone(&state.stopping);
     let app = app::router(state, args.web.as_deref());
     let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("binding {}", args.addr))?;
     let address = listener.local_addr()?;
     // Tests and scripts wait for this exact line on stdout.
     println!("listening on http://{address}");
     std::io::stdout().flush()?;
-    axum::serve(listener, app).with_graceful_shutdown(shutdown_signal()).await?;
+    let stopping = Arc::clone(&state_stopping);
+    let stop = async move {
+        shutdown_signal().await;
+        stopping.send_replace(true);
+    };
+    axum::serve(listener, app).with_graceful_shutdown(stop).await?;
     tracing::info!("stopped cleanly");
     Ok(())
 }

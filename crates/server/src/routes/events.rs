@@ -58,6 +58,7 @@ async fn events(
         show,
         viewer,
         clock: state.clock,
+        stopping: state.stopping.subscribe(),
         pending: VecDeque::new(),
         last: after.unwrap_or(i64::MIN),
         changes: None,
@@ -79,6 +80,7 @@ struct Feed {
     show: ShowHandle,
     viewer: Option<HolderId>,
     clock: Clock,
+    stopping: tokio::sync::watch::Receiver<bool>,
     pending: VecDeque<Event>,
     /// The version the viewer has; older or equal changes are skipped.
     last: i64,
@@ -115,7 +117,13 @@ impl Feed {
             if let Some(event) = self.pending.pop_front() {
                 return Some(event);
             }
-            match self.changes.as_mut()?.recv().await {
+            let changes = self.changes.as_mut()?;
+            let received = tokio::select! {
+                biased;
+                _ = self.stopping.wait_for(|stopping| *stopping) => return None,
+                received = changes.recv() => received,
+            };
+            match received {
                 Ok(change) if change.version > self.last => {
                     self.last = change.version;
                     return Some(event("change", change.version, change.as_ref()));
@@ -138,6 +146,7 @@ impl Feed {
             show: self.show.clone(),
             viewer: self.viewer.clone(),
             clock: self.clock,
+            stopping: self.stopping.clone(),
             pending: VecDeque::new(),
             last: self.last,
             changes: None,
