@@ -133,3 +133,22 @@ async fn a_new_event_source_can_resume_with_a_query_parameter() {
     let next = stream.next().await;
     assert_eq!((next.event.as_str(), next.id), ("change", 2));
 }
+
+#[tokio::test]
+async fn a_viewer_too_slow_to_keep_up_gets_a_fresh_snapshot() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    app.create_show(&show_with("s", 2, 5, json!({}))).await;
+    let token = app.session().await;
+    let mut slow = Stream::open(&app, None).await;
+    assert_eq!(slow.next().await.id, 0);
+    // More changes than the broadcast and the replay window keep, while the viewer reads nothing.
+    let changes = seathold_server::engine::events::REPLAY_WINDOW + 100;
+    for n in 0..changes / 2 {
+        let hold_id = format!("churn-hold-{n}");
+        assert_eq!(app.hold(&token, "s", json!({"holdId": hold_id, "seats": ["A1"]})).await.status, 201);
+        assert_eq!(app.call("DELETE", &format!("/api/holds/{hold_id}"), Some(&token), None).await.status, 204);
+    }
+    let caught_up = slow.next().await;
+    assert_eq!((caught_up.event.as_str(), caught_up.id), ("snapshot", changes as i64));
+    assert_eq!(caught_up.data["seats"][0]["holdExpiresAt"], serde_json::Value::Null);
+}
