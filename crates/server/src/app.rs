@@ -29,18 +29,30 @@ pub const BODY_LIMIT: usize = 64 * 1024;
 /// Admin endpoints take whole venues.
 pub const ADMIN_BODY_LIMIT: usize = 16 * 1024 * 1024;
 
-/// What every handler can reach.
+/// What every handler can reach. Cloned for every request and extractor,
+/// so it is one pointer.
 #[derive(Clone)]
-pub struct AppState {
+pub struct AppState(Arc<Shared>);
+
+/// The parts of [`AppState`].
+pub struct Shared {
     pub store: Arc<dyn Store>,
     pub clock: Clock,
     pub admin_token: Option<Arc<str>>,
-    pub sessions: Arc<SessionCache>,
+    pub sessions: SessionCache,
     pub metrics: Arc<Metrics>,
     pub engines: Arc<Engines>,
     /// Turns true when the server begins to stop: live streams end then, so
     /// that a graceful shutdown does not wait on them forever.
     pub stopping: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
 }
 
 impl AppState {
@@ -49,7 +61,15 @@ impl AppState {
         let metrics = Arc::new(Metrics::default());
         let engines = Arc::new(Engines::new(Arc::clone(&store), Arc::clone(&metrics)));
         let stopping = Arc::new(tokio::sync::watch::Sender::new(false));
-        Self { store, clock, admin_token, sessions: Arc::default(), metrics, engines, stopping }
+        Self(Arc::new(Shared {
+            store,
+            clock,
+            admin_token,
+            sessions: SessionCache::default(),
+            metrics,
+            engines,
+            stopping,
+        }))
     }
 }
 
