@@ -61,3 +61,14 @@ async fn unknown_session_tokens_are_unauthorized_where_a_session_is_needed() {
         app.send(Request::get("/api/holds").header("authorization", "Bearer nope").body(Body::empty()).unwrap()).await;
     assert_error(&answer, 401, "unauthorized");
 }
+
+#[tokio::test]
+async fn the_session_cookie_works_like_the_bearer_token() {
+    let app = TestApp::new(None).await;
+    let token = app.session().await;
+    let with_cookie = |cookie: String| Request::get("/api/holds").header("cookie", cookie).body(Body::empty()).unwrap();
+    let answer = app.send(with_cookie(format!("theme=dark; seathold_session={token}"))).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    assert_eq!(answer.body["holds"], serde_json::json!([]));
+    assert_error(&app.send(with_cookie("seathold_session=forged".into())).await, 401, "unauthorized");
+}
