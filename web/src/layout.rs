@@ -42,6 +42,14 @@ impl Step {
     }
 }
 
+/// A row's name on the map.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RowLabel {
+    pub text: String,
+    pub x: f64,
+    pub y: f64,
+}
+
 /// The map's rectangle in map units.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Bounds {
@@ -55,6 +63,8 @@ pub struct Bounds {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Layout {
     rows: Vec<Vec<usize>>,
+    /// Each row's name ("B" for "Row B, seat 7"), when the labels give one.
+    names: Vec<Option<String>>,
     slots: Vec<Slot>,
     xs: Vec<f64>,
     pub bounds: Bounds,
@@ -72,25 +82,31 @@ impl Layout {
         let xs: Vec<f64> = seats.clone().map(|(x, _, _)| x).collect();
         let ys: Vec<f64> = seats.clone().map(|(_, y, _)| y).collect();
         let named: Option<Vec<&str>> = seats.map(|(_, _, label)| row_name(label)).collect();
-        let mut groups: Vec<Vec<usize>> = match named {
-            Some(names) => {
+        let (mut groups, mut names): (Vec<Vec<usize>>, Vec<Option<String>>) = match named {
+            Some(seat_rows) => {
                 let mut by_name: HashMap<&str, usize> = HashMap::new();
-                let mut groups: Vec<Vec<usize>> = Vec::new();
-                for (index, name) in names.into_iter().enumerate() {
+                let (mut groups, mut names) = (Vec::new(), Vec::new());
+                for (index, name) in seat_rows.into_iter().enumerate() {
                     let group = *by_name.entry(name).or_insert_with(|| {
                         groups.push(Vec::new());
+                        names.push(Some(name.strip_prefix("Row ").unwrap_or(name).to_owned()));
                         groups.len() - 1
                     });
                     groups[group].push(index);
                 }
-                groups
+                (groups, names)
             }
-            None => rows_by_height(&ys),
+            None => {
+                let groups = rows_by_height(&ys);
+                let names = vec![None; groups.len()];
+                (groups, names)
+            }
         };
         let mean_y = |row: &Vec<usize>| row.iter().map(|&i| ys[i]).sum::<f64>() / row.len() as f64;
         let means: Vec<f64> = groups.iter().map(mean_y).collect();
         let mut order: Vec<usize> = (0..groups.len()).collect();
         sort_by_key(&mut order, &|row| means[row]);
+        let names: Vec<Option<String>> = order.iter().map(|&row| names[row].take()).collect();
         let mut groups: Vec<Vec<usize>> = order.into_iter().map(|row| std::mem::take(&mut groups[row])).collect();
         let mut slots = vec![Slot { row: 0, col: 0 }; count];
         for (row, seats) in groups.iter_mut().enumerate() {
@@ -99,7 +115,28 @@ impl Layout {
                 slots[seat] = Slot { row, col };
             }
         }
-        Self { rows: groups, slots, bounds: bounds(&xs, &ys), xs }
+        let mut layout = Self { rows: groups, names, slots, bounds: bounds(&xs, &ys), xs };
+        if layout.names.iter().any(Option::is_some) {
+            // Room on the left for the row names.
+            let room = layout.pitch();
+            layout.bounds.x -= room;
+            layout.bounds.width += room;
+        }
+        layout
+    }
+
+    /// Where each named row's name goes: left of its first seat, at its mean height.
+    pub fn row_labels(&self, ys: impl Fn(usize) -> f64) -> Vec<RowLabel> {
+        let pitch = self.pitch();
+        self.rows
+            .iter()
+            .zip(&self.names)
+            .filter_map(|(row, name)| {
+                let (name, first) = (name.as_ref()?, *row.first()?);
+                let y = row.iter().map(|&seat| ys(seat)).sum::<f64>() / row.len() as f64;
+                Some(RowLabel { text: name.clone(), x: self.xs[first] - pitch, y })
+            })
+            .collect()
     }
 
     /// The seat an arrow (or Home/End) key leads to from `from`; `from`

@@ -203,6 +203,19 @@ pub fn SeatMap(
         .enumerate()
         .map(|(index, cell)| view! { <Seat cell=cell.clone() index radius/> })
         .collect_view();
+    let font = Dec((radius * 1.3).max(4.0));
+    let row_labels = model
+        .layout
+        .row_labels(|seat| model.seats[seat].y)
+        .into_iter()
+        .map(|label| {
+            view! {
+                <text class="row-label" x=Dec(label.x).to_string() y=Dec(label.y).to_string() font-size=font.to_string()>
+                    {label.text}
+                </text>
+            }
+        })
+        .collect_view();
     let aspect = format!("aspect-ratio: {} / {}", Dec(bounds.width), Dec(bounds.height));
     view! {
         <div class="map">
@@ -224,6 +237,7 @@ pub fn SeatMap(
                 on:pointerup=on_pointerup
                 on:pointercancel=on_pointerup
             >
+                <g class="row-labels" aria-hidden="true">{row_labels}</g>
                 {seats}
             </svg>
         </div>
