@@ -37,6 +37,10 @@ async fn every_seat_has_its_hooks_and_accessible_name() {
     assert_eq!(page.seat_attr("B1", "tabindex"), "-1");
     assert!(page.seat("B2").get_attribute("data-mine").is_none());
     assert_eq!(page.find("[data-action=hold]").get_attribute("disabled").as_deref(), Some(""));
+    let rows: Vec<String> = (0..3)
+        .map(|at| page.root.query_selector_all(".row-label").unwrap().item(at).unwrap().text_content().unwrap())
+        .collect();
+    assert_eq!(rows, ["A", "B", "C"], "each row is named beside it, top to bottom");
 }
 
 #[wasm_bindgen_test]
