@@ -33,8 +33,7 @@ fn decide(state: &mut ShowState, holder: &str, body: serde_json::Value, id: &str
 
 fn staged(state: &mut ShowState, change: Change, holder: HolderId, now: ServerMillis) -> Transition {
     state.apply(&change);
-    let event = state.change_event(&change, now);
-    Transition { change, holder, at: now, version: state.version(), event }
+    Transition { change, holder, at: now, version: state.version() }
 }
 
 async fn conformance(store: Arc<dyn Store>) {
@@ -55,7 +54,7 @@ async fn conformance(store: Arc<dyn Store>) {
     // A hold is written with its event, audit and outbox entry.
     let mut state = ShowState::new(show.clone());
     let first = decide(&mut state, "h-1", serde_json::json!({"seats": ["A1"], "areas": {"floor": 1}}), "hold-one", T0);
-    store.commit("conf", vec![first.clone()]).await.unwrap();
+    store.commit("conf", vec![first.clone()].into()).await.unwrap();
     let (version, holds) = store.load_holds("conf").await.unwrap();
     assert_eq!((version, holds.len()), (1, 1));
     assert_eq!(holds[0].seats[0].as_str(), "A1");
@@ -63,18 +62,18 @@ async fn conformance(store: Arc<dyn Store>) {
     // A decision made on stale state (A1 already held) is refused as a whole.
     let mut stale_state = ShowState::new(show.clone());
     let conflicting = decide(&mut stale_state, "h-2", serde_json::json!({"seats": ["A2", "A1"]}), "hold-two", T0);
-    assert!(matches!(store.commit("conf", vec![conflicting]).await, Err(CommitError::Stale(_))));
+    assert!(matches!(store.commit("conf", vec![conflicting].into()).await, Err(CommitError::Stale(_))));
     assert_eq!(store.load_holds("conf").await.unwrap().1.len(), 1, "nothing of it was written");
 
     // An area cannot go over capacity either.
     let mut stale_state = ShowState::new(show.clone());
     let too_many = decide(&mut stale_state, "h-2", serde_json::json!({"areas": {"floor": 2}}), "hold-three", T0);
-    assert!(matches!(store.commit("conf", vec![too_many]).await, Err(CommitError::Stale(_))));
+    assert!(matches!(store.commit("conf", vec![too_many].into()).await, Err(CommitError::Stale(_))));
 
     // Once the deadline passed, the seat can be taken again, and the outbox names the due expiry.
     let later = T0.plus_millis(61_000);
     let retake = decide(&mut state, "h-2", serde_json::json!({"seats": ["A1"]}), "hold-four", later);
-    store.commit("conf", vec![retake]).await.unwrap();
+    store.commit("conf", vec![retake].into()).await.unwrap();
     let due = store.due_expiries(later, 10).await.unwrap();
     assert_eq!(due.len(), 1);
     assert_eq!((due[0].hold_id.as_str(), due[0].deadline), ("hold-one", T0.plus_millis(60_000)));
@@ -84,12 +83,12 @@ async fn conformance(store: Arc<dyn Store>) {
     let mut behind = ShowState::new(show.clone());
     behind.set_version(1);
     let wrong = staged(&mut behind, wrong, HolderId::new("h-1"), later);
-    assert!(matches!(store.commit("conf", vec![wrong]).await, Err(CommitError::Stale(_))));
+    assert!(matches!(store.commit("conf", vec![wrong].into()).await, Err(CommitError::Stale(_))));
 
     // The due expiry is recorded; its entry is then finished and no longer due.
     let Decision::Apply(expiry) = state.decide_expiry(&due[0].hold_id, due[0].deadline, later) else { panic!("due") };
     let expiry = staged(&mut state, expiry, HolderId::new("h-1"), later);
-    store.commit("conf", vec![expiry]).await.unwrap();
+    store.commit("conf", vec![expiry].into()).await.unwrap();
     store.finish_expiries(vec![due[0].seq], later).await.unwrap();
     assert!(store.due_expiries(later, 10).await.unwrap().is_empty());
 

@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use seat_state::{Decision, HoldId, Rejection, ShowState};
+use seat_state::wire::ChangeEvent;
+use seat_state::{Change, Decision, HoldId, HolderId, Rejection, ServerMillis, ShowState};
 
 use crate::error::AppError;
 use crate::metrics::Metrics;
@@ -33,6 +34,37 @@ enum Outcome {
     Expired(bool),
 }
 
+/// What a batch's decisions staged, in order.
+#[derive(Default)]
+struct Staged {
+    transitions: Vec<Transition>,
+    /// The public event of each transition, broadcast once the batch is durable.
+    events: Vec<ChangeEvent>,
+}
+
+/// A batch decided: what to write, what to announce, what to answer.
+struct Decided {
+    transitions: Arc<[Transition]>,
+    events: Vec<ChangeEvent>,
+    outcomes: Vec<Result<Outcome, AppError>>,
+}
+
+impl Outcome {
+    fn written(self) -> Result<Written, AppError> {
+        match self {
+            Self::Written(written) => Ok(written),
+            Self::Expired(_) => Err(AppError::Internal(anyhow::anyhow!("an expiry outcome for a hold request"))),
+        }
+    }
+
+    fn expired(self) -> Result<bool, AppError> {
+        match self {
+            Self::Expired(expired) => Ok(expired),
+            Self::Written(_) => Err(AppError::Internal(anyhow::anyhow!("a hold outcome for an expiry"))),
+        }
+    }
+}
+
 impl ShowActor {
     /// Serves commands until every handle is dropped.
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
@@ -56,7 +88,7 @@ impl ShowActor {
 
     async fn write(&mut self, writes: Vec<Write>) {
         let mut attempt = self.decide_all(&writes);
-        let mut result = self.commit(&attempt.0).await;
+        let mut result = self.commit(&attempt.transitions).await;
         if let Err(CommitError::Stale(reason)) = &result {
             // Another writer changed the show (a second process on a shared
             // database): rebuild from storage and decide again, once.
@@ -64,17 +96,19 @@ impl ShowActor {
             result = match self.reload().await {
                 Ok(()) => {
                     attempt = self.decide_all(&writes);
-                    self.commit(&attempt.0).await
+                    self.commit(&attempt.transitions).await
                 }
                 Err(error) => Err(CommitError::Failed(error)),
             };
         }
-        let (transitions, outcomes) = attempt;
+        let Decided { transitions, events, outcomes } = attempt;
         match result {
             Ok(()) => {
-                for transition in transitions {
+                for transition in transitions.iter() {
                     self.count(&transition.change);
-                    self.events.publish(transition.event);
+                }
+                for event in events {
+                    self.events.publish(event);
                 }
                 for (command, outcome) in writes.into_iter().zip(outcomes) {
                     answer(command, outcome);
@@ -94,13 +128,13 @@ impl ShowActor {
 
     /// Decides every write in order, applying each accepted change to the
     /// in-memory state so later requests of the batch see it.
-    fn decide_all(&mut self, writes: &[Write]) -> (Vec<Transition>, Vec<Result<Outcome, AppError>>) {
-        let mut transitions = Vec::new();
-        let outcomes = writes.iter().map(|command| self.decide(command, &mut transitions)).collect();
-        (transitions, outcomes)
+    fn decide_all(&mut self, writes: &[Write]) -> Decided {
+        let mut staged = Staged::default();
+        let outcomes = writes.iter().map(|command| self.decide(command, &mut staged)).collect();
+        Decided { transitions: staged.transitions.into(), events: staged.events, outcomes }
     }
 
-    fn decide(&mut self, command: &Write, transitions: &mut Vec<Transition>) -> Result<Outcome, AppError> {
+    fn decide(&mut self, command: &Write, staged: &mut Staged) -> Result<Outcome, AppError> {
         let (decision, hold_id, holder, now) = match command {
             Write::Create { holder, body, generated_id, foreign_id, now, reply: _ } => {
                 let decided = self.state.parse_request(body, generated_id.clone()).and_then(|request| {
@@ -127,36 +161,30 @@ impl ShowActor {
                 let holder = self.state.hold(&due.hold_id).map(|hold| hold.holder.clone());
                 let holder = holder.ok_or_else(|| AppError::Internal(anyhow::anyhow!("expiry of an unknown hold")))?;
                 tracing::info!(hold = %due.hold_id, key = %due.idempotency_key, "hold expired: holder notified, payment authorisation released");
-                self.stage(change, holder, *now, transitions);
+                self.stage(change, holder, *now, staged);
                 return Ok(Outcome::Expired(true));
             }
         };
         let created = matches!(command, Write::Create { .. }) && matches!(decision, Decision::Apply(_));
         if let Decision::Apply(change) = decision {
-            self.stage(change, holder.clone(), now, transitions);
+            self.stage(change, holder.clone(), now, staged);
         }
         let hold = self.state.hold(&hold_id).ok_or(AppError::Rejected(Rejection::NoHold))?;
         Ok(Outcome::Written(Written { created, hold: hold.to_wire(&self.state.show().id, now) }))
     }
 
-    fn stage(
-        &mut self,
-        change: seat_state::Change,
-        holder: seat_state::HolderId,
-        now: seat_state::ServerMillis,
-        transitions: &mut Vec<Transition>,
-    ) {
+    fn stage(&mut self, change: Change, holder: HolderId, now: ServerMillis, staged: &mut Staged) {
         self.state.apply(&change);
-        let event = self.state.change_event(&change, now);
-        transitions.push(Transition { change, holder, at: now, version: self.state.version(), event });
+        staged.events.push(self.state.change_event(&change, now));
+        staged.transitions.push(Transition { change, holder, at: now, version: self.state.version() });
     }
 
-    async fn commit(&self, transitions: &[Transition]) -> Result<(), CommitError> {
+    async fn commit(&self, transitions: &Arc<[Transition]>) -> Result<(), CommitError> {
         if transitions.is_empty() {
             return Ok(());
         }
         let started = std::time::Instant::now();
-        let result = self.store.commit(&self.show_id, transitions.to_vec()).await;
+        let result = self.store.commit(&self.show_id, Arc::clone(transitions)).await;
         self.metrics.commit_batch.observe(transitions.len() as f64);
         self.metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
         result
@@ -192,8 +220,7 @@ impl ShowActor {
         }
     }
 
-    fn count(&self, change: &seat_state::Change) {
-        use seat_state::Change;
+    fn count(&self, change: &Change) {
         let counter = match change {
             Change::Created { .. } => &self.metrics.holds_created,
             Change::Confirmed { .. } => &self.metrics.holds_confirmed,
@@ -212,24 +239,12 @@ impl ShowActor {
 }
 
 fn answer(command: Write, outcome: Result<Outcome, AppError>) {
-    match (command, outcome) {
-        (Write::Create { reply, .. } | Write::Act { reply, .. }, Ok(Outcome::Written(written))) => {
-            let _ = reply.send(Ok(written));
+    match command {
+        Write::Create { reply, .. } | Write::Act { reply, .. } => {
+            let _ = reply.send(outcome.and_then(Outcome::written));
         }
-        (Write::Expire { reply, .. }, Ok(Outcome::Expired(expired))) => {
-            let _ = reply.send(Ok(expired));
-        }
-        (Write::Create { reply, .. } | Write::Act { reply, .. }, Err(error)) => {
-            let _ = reply.send(Err(error));
-        }
-        (Write::Expire { reply, .. }, Err(error)) => {
-            let _ = reply.send(Err(error));
-        }
-        (Write::Create { reply, .. } | Write::Act { reply, .. }, Ok(Outcome::Expired(_))) => {
-            let _ = reply.send(Err(AppError::Internal(anyhow::anyhow!("an expiry outcome for a hold request"))));
-        }
-        (Write::Expire { reply, .. }, Ok(Outcome::Written(_))) => {
-            let _ = reply.send(Err(AppError::Internal(anyhow::anyhow!("a hold outcome for an expiry"))));
+        Write::Expire { reply, .. } => {
+            let _ = reply.send(outcome.and_then(Outcome::expired));
         }
     }
 }

@@ -5,9 +5,11 @@
 
 mod sqlite;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 
-use seat_state::wire::{ChangeEvent, ShowSummary};
+use seat_state::wire::ShowSummary;
 use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis, Show};
 
 pub use sqlite::{Durability, SqliteStore};
@@ -33,8 +35,6 @@ pub struct Transition {
     pub at: ServerMillis,
     /// The show's version once it is applied.
     pub version: i64,
-    /// The public event announcing it (broadcast once committed).
-    pub event: ChangeEvent,
 }
 
 /// An outbox entry whose deadline has come.
@@ -79,7 +79,8 @@ pub trait Store: Send + Sync + 'static {
     /// Writes consecutive transitions of one show all or nothing, conditional
     /// on the show still being at the version before the first, with their
     /// journal (audit) entries and outbox entries.
-    async fn commit(&self, show_id: &str, transitions: Vec<Transition>) -> Result<(), CommitError>;
+    /// Shared, not copied: the writer keeps the batch while the store writes it.
+    async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError>;
     /// Outbox entries due at `now`, oldest deadline first, at most `limit`.
     async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>>;
     /// Marks outbox entries done (their expiry happened, or was stale).

@@ -178,7 +178,7 @@ impl Store for SqliteStore {
         self.with(move |connection| holds::load(connection, &show_id)).await
     }
 
-    async fn commit(&self, show_id: &str, transitions: Vec<Transition>) -> Result<(), CommitError> {
+    async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {
         let show_id = show_id.to_owned();
         let connection = Arc::clone(&self.connection);
         tokio::task::spawn_blocking(move || {
