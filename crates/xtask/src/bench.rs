@@ -4,11 +4,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use crate::run::{Step, root, run_checked, tool};
-
-fn target_dir() -> std::path::PathBuf {
-    std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), std::path::PathBuf::from)
-}
+use crate::run::{Step, run_checked, target_dir, tool};
 
 /// Builds both programs in release mode, runs the sale, stops the server.
 pub fn bench(extra: &[String]) -> Result<(), String> {

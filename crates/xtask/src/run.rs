@@ -15,7 +15,7 @@ pub fn root() -> PathBuf {
 }
 
 /// Cargo's target directory (honours `CARGO_TARGET_DIR`).
-fn target_dir() -> PathBuf {
+pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from)
 }
 
