@@ -1,7 +1,7 @@
 //! The facts the browser knows, indexed once by id, with every deadline in
 //! one ordered set so that time passing touches only what it changes.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeSet, HashMap};
 use std::ops::Bound;
 
 use crate::seat::{SeatState, seat_state};
@@ -72,8 +72,8 @@ fn area_entry(fact: &wire::AreaFact) -> AreaEntry {
 pub(super) struct Board {
     pub seats: Vec<SeatEntry>,
     pub areas: Vec<AreaEntry>,
-    seat_index: BTreeMap<String, usize>,
-    area_index: BTreeMap<String, usize>,
+    seat_index: HashMap<String, usize>,
+    area_index: HashMap<String, usize>,
     deadlines: BTreeSet<(ServerMillis, Target)>,
 }
 
@@ -119,7 +119,6 @@ impl Board {
     }
 
     /// Updates one seat from a change's fact (unknown ids are ignored).
-    /// O(log n).
     pub fn update_seat(&mut self, fact: &wire::SeatFact) -> Option<usize> {
         let at = self.seat_at(&fact.id)?;
         self.unlink_seat(at);
@@ -179,6 +178,6 @@ impl Board {
     }
 }
 
-fn enumerate_ids<'a>(ids: impl Iterator<Item = &'a str>) -> BTreeMap<String, usize> {
+fn enumerate_ids<'a>(ids: impl Iterator<Item = &'a str>) -> HashMap<String, usize> {
     ids.enumerate().map(|(at, id)| (id.to_owned(), at)).collect()
 }
