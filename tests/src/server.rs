@@ -38,14 +38,22 @@ impl Server {
 
     /// The same, on the database in `data_dir` (which may hold earlier runs' data).
     pub async fn start_in(data_dir: std::sync::Arc<tempfile::TempDir>, extra: &[&str]) -> anyhow::Result<Self> {
+        Self::start_serving(&required_path("SEATHOLD_WEB_DIST")?, data_dir, extra).await
+    }
+
+    /// The same, serving the web UI from `web` (e.g. an instrumented copy).
+    pub async fn start_serving(
+        web: &Path,
+        data_dir: std::sync::Arc<tempfile::TempDir>,
+        extra: &[&str],
+    ) -> anyhow::Result<Self> {
         let binary = required_path("SEATHOLD_BIN")?;
-        let web = required_path("SEATHOLD_WEB_DIST")?;
         let database = database_url(data_dir.path());
         let log = std::fs::OpenOptions::new().create(true).append(true).open(data_dir.path().join("server.log"))?;
         let mut child = Command::new(&binary)
             .args(["serve", "--addr", "127.0.0.1:0", "--demo", "--database", &database])
             .arg("--web")
-            .arg(&web)
+            .arg(web)
             .args(extra)
             .env_remove("SEATHOLD_ADMIN_TOKEN")
             .stdout(Stdio::piped())

@@ -4,10 +4,17 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-use crate::run::{Step, run_checked, target_dir, tool};
+use crate::install;
+use crate::run::{Step, build_web, run_checked, target_dir, tool, web_dist};
 
-/// Builds both programs in release mode, runs the sale, stops the server.
-pub fn bench(extra: &[String]) -> Result<(), String> {
+/// `bench [sale|web] [FLAGS]`: the flash sale (flags go to `flash-sale`),
+/// the web build in headless Chromium, or (without a name) both.
+pub fn bench(args: &[String]) -> Result<(), String> {
+    let (sale, web, extra) = match args.first().map(String::as_str) {
+        Some("sale") => (true, false, &args[1..]),
+        Some("web") => (false, true, &args[1..]),
+        _ => (true, true, args),
+    };
     let step = Step::start("release build: seathold and flash-sale");
     run_checked(tool("cargo").args([
         "build",
@@ -19,11 +26,30 @@ pub fn bench(extra: &[String]) -> Result<(), String> {
     ]))?;
     step.done()?;
 
-    // Both durabilities: every commit synced to disk, and synced at checkpoints only.
-    for (name, option) in [("synchronous=full", ""), ("synchronous=normal", "?synchronous=normal")] {
-        flash_sale(name, option, extra)?;
+    if sale {
+        // Both durabilities: every commit synced to disk, and synced at checkpoints only.
+        for (name, option) in [("synchronous=full", ""), ("synchronous=normal", "?synchronous=normal")] {
+            flash_sale(name, option, extra)?;
+        }
+    }
+    if web {
+        web_in_chromium()?;
     }
     Ok(())
+}
+
+/// Wasm size, arena first render and one live change, on the release web build.
+fn web_in_chromium() -> Result<(), String> {
+    install::setup(install::For::Test)?;
+    build_web()?;
+    let step = Step::start("web: release build in headless Chromium (tests/benches/web.rs)");
+    run_checked(
+        tool("cargo")
+            .args(["bench", "--package", "seathold-system-tests", "--bench", "web"])
+            .env("SEATHOLD_BIN", target_dir().join("release").join("seathold"))
+            .env("SEATHOLD_WEB_DIST", web_dist()),
+    )?;
+    step.done()
 }
 
 fn flash_sale(name: &str, option: &str, extra: &[String]) -> Result<(), String> {

@@ -4,7 +4,8 @@
 //! - `test`: install what is missing (browser too), then run every test and lint.
 //! - `setup [--test]`: only the installs.
 //! - `tidy`: `cargo fmt --check` and clippy, native and wasm32.
-//! - `bench [--sessions N] [--concurrency N] [--seconds N]`: the flash-sale benchmark.
+//! - `bench [sale|web] [--sessions N] [--concurrency N] [--seconds N]`: the flash-sale benchmark and
+//!   the web build in headless Chromium (wasm size, arena render, one change).
 
 mod bench;
 mod install;
@@ -25,7 +26,9 @@ fn main() -> ExitCode {
         "tidy" => run::tidy(),
         "bench" => bench::bench(rest),
         _ => {
-            eprintln!("usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [FLAGS]>");
+            eprintln!(
+                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS]>"
+            );
             return ExitCode::from(2);
         }
     };

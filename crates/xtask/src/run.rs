@@ -20,7 +20,7 @@ pub fn target_dir() -> PathBuf {
 }
 
 /// Trunk's output, as `Trunk.toml` sets it.
-fn web_dist() -> PathBuf {
+pub fn web_dist() -> PathBuf {
     root().join("target").join("web-dist")
 }
 
@@ -75,7 +75,7 @@ fn cargo(args: &[&str]) -> Command {
     command
 }
 
-fn build_web() -> Result<(), String> {
+pub fn build_web() -> Result<(), String> {
     let step = Step::start("web UI: trunk build --release");
     run_checked(tool("trunk").args(["build", "--release"]))?;
     step.done()
