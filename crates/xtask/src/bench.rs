@@ -5,7 +5,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 use crate::install;
-use crate::run::{Step, build_web, run_checked, target_dir, tool, web_dist};
+use crate::run::{Step, build_web, root, run_checked, target_dir, tool, web_dist};
 
 /// `bench [sale|web] [FLAGS]`: the flash sale (flags go to `flash-sale`),
 /// the web build in headless Chromium, or (without a name) both.
@@ -49,7 +49,8 @@ fn web_in_chromium() -> Result<(), String> {
             .env("SEATHOLD_BIN", target_dir().join("release").join("seathold"))
             .env("SEATHOLD_WEB_DIST", web_dist()),
     )?;
-    step.done()
+    step.done()?;
+    wasm_floor()
 }
 
 fn flash_sale(name: &str, option: &str, extra: &[String]) -> Result<(), String> {
@@ -79,4 +80,31 @@ fn flash_sale(name: &str, option: &str, extra: &[String]) -> Result<(), String> 
     let _ = std::fs::remove_dir_all(&data);
     outcome?;
     step.done()
+}
+
+/// The size floor of the web stack (`crates/bench/wasm-floor`), built like
+/// the UI: the same profile, wasm-bindgen and `wasm-opt -Oz` as Trunk runs.
+fn wasm_floor() -> Result<(), String> {
+    let manifest = root().join("crates").join("bench").join("wasm-floor").join("Cargo.toml");
+    let out = target_dir().join("wasm-floor");
+    for (name, features) in
+        [("Leptos counter", ""), ("Leptos counter + one reqwest GET read by serde-wasm-bindgen", "reqwest")]
+    {
+        let step = Step::start(&format!("size floor: {name}"));
+        let mut build = tool("cargo");
+        build.args(["build", "--target", "wasm32-unknown-unknown", "--profile", "wasm-release", "--manifest-path"]);
+        run_checked(build.arg(&manifest).args(["--features", features]))?;
+        let wasm = target_dir().join("wasm32-unknown-unknown").join("wasm-release").join("wasm-floor.wasm");
+        run_checked(
+            tool("wasm-bindgen").args(["--target", "web", "--no-typescript", "--out-dir"]).arg(&out).arg(&wasm),
+        )?;
+        let bound = out.join("wasm-floor_bg.wasm");
+        let optimized = out.join("optimized.wasm");
+        // Only `-Oz`, as Trunk calls it.
+        run_checked(tool("wasm-opt").arg("-Oz").arg(&bound).arg("-o").arg(&optimized))?;
+        let gzipped = tool("gzip").args(["-9", "-c"]).arg(&optimized).output().map_err(|e| format!("gzip: {e}"))?;
+        println!("{name}: {} B gzip -9", gzipped.stdout.len());
+        step.done()?;
+    }
+    Ok(())
 }
