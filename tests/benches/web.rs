@@ -10,8 +10,6 @@
 //!
 //! Needs `SEATHOLD_BIN` and `SEATHOLD_WEB_DIST`, as `cargo xtask bench` sets.
 
-#![allow(clippy::unwrap_used)]
-
 use std::path::Path;
 use std::process::Command;
 use std::sync::Arc;
