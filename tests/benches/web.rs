@@ -1,17 +1,16 @@
-//! `cargo xtask bench` (web part): the release web build in headless
-//! Chromium on the demo's 20,000-seat arena.
+//! `cargo xtask bench web` (which also prints the wasm size): the release
+//! web build in headless Chromium on the demo's 20,000-seat arena.
 //!
-//! Prints the release wasm size (gzip -9), the first render time (from
-//! navigation start to the first frame with every seat in the DOM) and the
-//! time to apply one live change (from the start of the page's `change`
-//! event handler to the seat's `data-state` mutation). The page is the real
-//! build; a copy of its `index.html` gets a small timing script, injected
-//! before the app so it can wrap `EventSource` listeners.
+//! Prints the first render time (from navigation start to the first frame
+//! with every seat in the DOM) and the time to apply one live change (from
+//! the start of the page's `change` event handler to the seat's `data-state`
+//! mutation). The page is the real build; a copy of its `index.html` gets a
+//! small timing script, injected before the app so it can wrap `EventSource`
+//! listeners.
 //!
 //! Needs `SEATHOLD_BIN` and `SEATHOLD_WEB_DIST`, as `cargo xtask bench` sets.
 
 use std::path::Path;
-use std::process::Command;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -58,12 +57,6 @@ const TIMING_SCRIPT: &str = r#"<script>
   };
 })();
 </script>"#;
-
-fn gzip_9_size(path: &Path) -> anyhow::Result<usize> {
-    let output = Command::new("gzip").args(["-9", "-c"]).arg(path).output().context("running gzip")?;
-    anyhow::ensure!(output.status.success(), "gzip failed on {}", path.display());
-    Ok(output.stdout.len())
-}
 
 /// A copy of the web build whose `index.html` runs [`TIMING_SCRIPT`] first.
 fn instrumented_copy(dist: &Path, into: &Path) -> anyhow::Result<()> {
@@ -142,14 +135,6 @@ async fn change_times(browser: &Browser, base: &str) -> anyhow::Result<Vec<f64>>
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let dist = std::path::PathBuf::from(std::env::var_os("SEATHOLD_WEB_DIST").context("SEATHOLD_WEB_DIST")?);
-    for entry in std::fs::read_dir(&dist)? {
-        let path = entry?.path();
-        if path.extension().is_some_and(|ext| ext == "wasm") {
-            let raw = std::fs::metadata(&path)?.len();
-            println!("release wasm: {} B gzip -9 ({raw} B raw), {}", gzip_9_size(&path)?, path.display());
-        }
-    }
-
     let web = tempfile::tempdir()?;
     instrumented_copy(&dist, web.path())?;
     let server = Server::start_serving(web.path(), Arc::new(tempfile::tempdir()?), &[]).await?;
