@@ -91,6 +91,10 @@ pub struct Hold {
     /// Places per general-admission area, by area id.
     pub areas: Vec<(AreaId, Quantity)>,
     pub created_at: ServerMillis,
+    /// The show's version its creation made: the order holds were decided
+    /// in. Instants can tie (a batch is decided at one instant) and, before
+    /// a fix, went backwards; this cannot.
+    pub created_version: i64,
     /// The deadline: the hold is active while `expires_at > now`.
     pub expires_at: ServerMillis,
     /// How many times it was extended.

@@ -350,3 +350,22 @@ fn change_events_carry_public_facts_at_the_new_version() {
     let wire = desk.state.hold(&hold_id("hold-ann-1")).unwrap().to_wire(&desk.state.show().id, at(3));
     assert_eq!((wire.status.as_str(), wire.server_time, wire.areas["standing"]), ("HELD", at(3).0, 2));
 }
+
+/// Two holds of one seat in one millisecond (a batch is decided at one
+/// instant): the seat belongs to the one decided last, whatever the ids'
+/// order, so a third customer can never take it while it is held.
+#[test]
+fn holds_in_one_millisecond_are_ordered_by_decision_not_by_id() {
+    let mut desk = Desk::new(theatre("\"maxActiveHoldsPerHolder\": 5"));
+    desk.hold("ann", "hold-zzz-1", &["A1"], &[], at(0)).unwrap();
+    desk.release("ann", "hold-zzz-1", at(0)).unwrap();
+    desk.hold("bob", "hold-aaa-1", &["A1"], &[], at(0)).unwrap();
+    assert_eq!(state_of(&desk, "A1", at(0)), SeatState::Held);
+    assert_eq!(desk.hold("cid", "hold-ccc-1", &["A1"], &[], at(0)), taken(&["A1"]));
+    // The same state rebuilt from storage, in any order, agrees.
+    let mut restored = seat_state::ShowState::new(theatre("\"maxActiveHoldsPerHolder\": 5"));
+    for hold in desk.state.holds().rev() {
+        restored.restore(hold.clone());
+    }
+    assert_eq!(restored.seat_facts(None), desk.state.seat_facts(None));
+}

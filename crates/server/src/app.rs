@@ -14,64 +14,17 @@ use utoipa_axum::routes;
 
 use seat_state::wire::ErrorBody;
 
-use crate::clock::Clock;
-use crate::engine::Engines;
-use crate::error::{AppError, PendingError};
+use crate::error::{AppError, DecidedAt, PendingError};
 use crate::extract::Now;
-use crate::metrics::{self, Metrics};
+use crate::metrics;
 use crate::openapi;
 use crate::routes;
-use crate::session::SessionCache;
-use crate::store::Store;
+use crate::state::AppState;
 
 /// Request bodies above this are refused, except on admin endpoints.
 pub const BODY_LIMIT: usize = 64 * 1024;
 /// Admin endpoints take whole venues.
 pub const ADMIN_BODY_LIMIT: usize = 16 * 1024 * 1024;
-
-/// What every handler can reach. Cloned for every request and extractor,
-/// so it is one pointer.
-#[derive(Clone)]
-pub struct AppState(Arc<Shared>);
-
-/// The parts of [`AppState`].
-pub struct Shared {
-    pub store: Arc<dyn Store>,
-    pub clock: Clock,
-    pub admin_token: Option<Arc<str>>,
-    pub sessions: SessionCache,
-    pub metrics: Arc<Metrics>,
-    pub engines: Arc<Engines>,
-    /// Turns true when the server begins to stop: live streams end then, so
-    /// that a graceful shutdown does not wait on them forever.
-    pub stopping: Arc<tokio::sync::watch::Sender<bool>>,
-}
-
-impl std::ops::Deref for AppState {
-    type Target = Shared;
-
-    fn deref(&self) -> &Shared {
-        &self.0
-    }
-}
-
-impl AppState {
-    /// State over `store` with empty caches and fresh metrics.
-    pub fn new(store: Arc<dyn Store>, clock: Clock, admin_token: Option<Arc<str>>) -> Self {
-        let metrics = Arc::new(Metrics::default());
-        let engines = Arc::new(Engines::new(Arc::clone(&store), Arc::clone(&metrics)));
-        let stopping = Arc::new(tokio::sync::watch::Sender::new(false));
-        Self(Arc::new(Shared {
-            store,
-            clock,
-            admin_token,
-            sessions: SessionCache::default(),
-            metrics,
-            engines,
-            stopping,
-        }))
-    }
-}
 
 /// The whole application; `web_dist` serves the built UI at `/` when given.
 pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
@@ -98,8 +51,9 @@ pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
         .with_state(state)
 }
 
-/// Decides the request's one `now`, hands it to the handler, and stamps it on
-/// the answer: the `X-Server-Time` header and, for errors, the body.
+/// Reads the request's instant, hands it to the handler, and stamps the
+/// answer: the `X-Server-Time` header and, for errors, the body. An answer a
+/// show's writer decided carries the writer's instant instead (`DecidedAt`).
 async fn stamp_server_time(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let now = state.clock.now();
     request.extensions_mut().insert(Now(now));
@@ -107,18 +61,19 @@ async fn stamp_server_time(State(state): State<AppState>, mut request: Request, 
     if response.status() == StatusCode::METHOD_NOT_ALLOWED && response.extensions().get::<PendingError>().is_none() {
         response = AppError::MethodNotAllowed.into_response();
     }
+    let stamp = response.extensions().get::<DecidedAt>().map_or(now, |decided| decided.0);
     if let Some(error) = response.extensions_mut().remove::<PendingError>() {
         let status = response.status();
         let body = ErrorBody {
             error: error.code.to_owned(),
             message: error.message,
-            server_time: now.0,
+            server_time: stamp.0,
             seats: error.seats,
             area: error.area,
             available: error.available,
         };
         response = (status, Json(body)).into_response();
     }
-    response.headers_mut().insert("x-server-time", HeaderValue::from(now.0));
+    response.headers_mut().insert("x-server-time", HeaderValue::from(stamp.0));
     response
 }

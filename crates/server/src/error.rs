@@ -2,10 +2,22 @@
 //!
 //! Handlers return `AppError`; its response carries a `PendingError` that the
 //! server-time middleware renders as API.md's error body, stamped with the
-//! same `serverTime` as the `X-Server-Time` header.
+//! same `serverTime` as the `X-Server-Time` header: the request's instant,
+//! or the instant a show's writer decided at (`DecidedAt`).
 
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
+use seat_state::ServerMillis;
+
+use crate::engine::EngineError;
+
+/// Seconds a client should wait before retrying a `503 unavailable`.
+const RETRY_AFTER_SECONDS: u32 = 1;
+
+/// The instant a show's writer decided an answer at. Put on a response, it
+/// replaces the request's instant in `X-Server-Time` and `serverTime`.
+#[derive(Debug, Clone, Copy)]
+pub struct DecidedAt(pub ServerMillis);
 
 /// Everything a request can fail with, one variant per API error code.
 #[derive(Debug, thiserror::Error)]
@@ -30,8 +42,27 @@ pub enum AppError {
     ShowExists,
     #[error("{}", .0.message())]
     Rejected(seat_state::Rejection),
+    /// The rules refused at a show writer's instant.
+    #[error("{}", .rejection.message())]
+    RejectedAt { rejection: seat_state::Rejection, at: ServerMillis },
+    #[error("The show cannot take requests right now; try again shortly.")]
+    Unavailable,
     #[error("The server failed; the failure was logged.")]
     Internal(#[from] anyhow::Error),
+}
+
+impl From<EngineError> for AppError {
+    fn from(error: EngineError) -> Self {
+        match error {
+            EngineError::Rejected { rejection, at } => Self::RejectedAt { rejection, at },
+            EngineError::Unavailable => Self::Unavailable,
+            EngineError::Storage(cause) => {
+                tracing::error!(error = ?cause, "storage failed");
+                Self::Unavailable
+            }
+            EngineError::Internal(cause) => Self::Internal(cause),
+        }
+    }
 }
 
 impl From<seat_state::Rejection> for AppError {
@@ -53,7 +84,8 @@ impl AppError {
             Self::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             Self::InvalidShow(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_show"),
             Self::ShowExists => (StatusCode::CONFLICT, "show_exists"),
-            Self::Rejected(rejection) => {
+            Self::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            Self::Rejected(rejection) | Self::RejectedAt { rejection, .. } => {
                 (StatusCode::from_u16(rejection.status()).unwrap_or(StatusCode::CONFLICT), rejection.code())
             }
             Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
@@ -79,10 +111,19 @@ impl IntoResponse for AppError {
         let (status, code) = self.status_and_code();
         let mut response = status.into_response();
         let mut pending = PendingError { code, message: self.to_string(), seats: None, area: None, available: None };
-        if let Self::Rejected(rejection) = &self {
-            // The rejection's own extra fields (seats, area, available).
-            let body = rejection.to_wire(seat_state::ServerMillis(0));
-            (pending.seats, pending.area, pending.available) = (body.seats, body.area, body.available);
+        match &self {
+            Self::Rejected(rejection) | Self::RejectedAt { rejection, .. } => {
+                // The rejection's own extra fields (seats, area, available).
+                let body = rejection.to_wire(ServerMillis(0));
+                (pending.seats, pending.area, pending.available) = (body.seats, body.area, body.available);
+            }
+            Self::Unavailable => {
+                response.headers_mut().insert("retry-after", HeaderValue::from(RETRY_AFTER_SECONDS));
+            }
+            _ => {}
+        }
+        if let Self::RejectedAt { at, .. } = self {
+            response.extensions_mut().insert(DecidedAt(at));
         }
         response.extensions_mut().insert(pending);
         response

@@ -12,6 +12,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod routes;
 pub mod session;
+pub mod state;
 pub mod store;
 pub mod sweep;
 pub mod telemetry;
@@ -23,9 +24,9 @@ use anyhow::Context;
 use seat_state::Show;
 use seat_state::wire::ShowInput;
 
-use crate::app::AppState;
-use crate::clock::Clock;
+use crate::clock::{Clock, SharedClock, SystemClock};
 use crate::config::{Cli, Command, ServeArgs, ShowCommand};
+use crate::state::AppState;
 use crate::store::CreateShow;
 
 /// Runs one command of the `seathold` binary to completion.
@@ -38,7 +39,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 serde_json::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
             let show = Show::parse(&input).with_context(|| format!("validating {}", file.display()))?;
             let store = store::open(&database.url).await?;
-            match store.create_show(&show, Clock::SYSTEM.now()).await? {
+            match store.create_show(&show, SystemClock::default().now()).await? {
                 CreateShow::Created => println!("created show {}", show.id),
                 CreateShow::AlreadyThere => println!("show {} already exists, unchanged", show.id),
                 CreateShow::Conflict => {
@@ -52,14 +53,14 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = store::open(&args.database.url).await?;
-    let clock = Clock::skewed(args.clock_skew_ms);
+    let clock: SharedClock = Arc::new(SystemClock::skewed(args.clock_skew_ms));
     if args.demo {
         for show in [demo::theatre(), demo::arena()] {
             let outcome = store.create_show(&show, clock.now()).await?;
             tracing::info!(show = %show.id, ?outcome, "demo show");
         }
     }
-    let state = AppState::new(store, clock, args.admin_token.map(Arc::from));
+    let state = AppState::new(store, Arc::clone(&clock), args.admin_token.map(Arc::from));
     // Expiries that fell due while the server was down are handled first thing.
     tokio::spawn(sweep::run(Arc::clone(&state.store), Arc::clone(&state.engines), clock, args.sweep_interval.into()));
     let state_stopping = Arc::clone(&state.stopping);

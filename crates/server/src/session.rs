@@ -9,8 +9,8 @@ use axum::http::header::{AUTHORIZATION, COOKIE};
 use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 
-use crate::app::AppState;
 use crate::error::AppError;
+use crate::state::AppState;
 
 /// The cookie that carries the token for browsers.
 pub const COOKIE_NAME: &str = "seathold_session";

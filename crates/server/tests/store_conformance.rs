@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use seat_state::wire::{HoldRequestBody, ShowInput};
 use seat_state::{Change, Decision, HoldId, HolderId, ServerMillis, Show, ShowState};
-use seathold_server::store::{CommitError, CreateShow, SqliteStore, Store, Transition};
+use seathold_server::store::{CommitError, CreateShow, MemoryStore, SqliteStore, Store, Transition};
 
 const T0: ServerMillis = ServerMillis(1_800_000_000_000);
 
@@ -55,15 +55,16 @@ async fn conformance(store: Arc<dyn Store>) {
     let mut state = ShowState::new(show.clone());
     let first = decide(&mut state, "h-1", serde_json::json!({"seats": ["A1"], "areas": {"floor": 1}}), "hold-one", T0);
     store.commit("conf", vec![first.clone()].into()).await.unwrap();
-    let (version, holds) = store.load_holds("conf").await.unwrap();
-    assert_eq!((version, holds.len()), (1, 1));
-    assert_eq!(holds[0].seats[0].as_str(), "A1");
+    let loaded = store.load_holds("conf").await.unwrap();
+    assert_eq!((loaded.version, loaded.holds.len(), loaded.latest_at), (1, 1, Some(T0)));
+    assert_eq!(loaded.holds[0].seats[0].as_str(), "A1");
+    assert_eq!(loaded.holds[0].created_version, 1);
 
     // A decision made on stale state (A1 already held) is refused as a whole.
     let mut stale_state = ShowState::new(show.clone());
     let conflicting = decide(&mut stale_state, "h-2", serde_json::json!({"seats": ["A2", "A1"]}), "hold-two", T0);
     assert!(matches!(store.commit("conf", vec![conflicting].into()).await, Err(CommitError::Stale(_))));
-    assert_eq!(store.load_holds("conf").await.unwrap().1.len(), 1, "nothing of it was written");
+    assert_eq!(store.load_holds("conf").await.unwrap().holds.len(), 1, "nothing of it was written");
 
     // An area cannot go over capacity either.
     let mut stale_state = ShowState::new(show.clone());
@@ -92,9 +93,11 @@ async fn conformance(store: Arc<dyn Store>) {
     store.finish_expiries(vec![due[0].seq], later).await.unwrap();
     assert!(store.due_expiries(later, 10).await.unwrap().is_empty());
 
-    // Rebuilt from storage, the holds are exactly the ones decided in memory.
-    let (version, holds) = store.load_holds("conf").await.unwrap();
-    assert_eq!(version, state.version());
+    // Rebuilt from storage, the holds are exactly the ones decided in memory,
+    // and the latest instant is the latest decided (the floor after a restart).
+    let loaded = store.load_holds("conf").await.unwrap();
+    assert_eq!((loaded.version, loaded.latest_at), (state.version(), Some(later)));
+    let holds = loaded.holds;
     let by_id = |holds: &mut Vec<seat_state::Hold>| holds.sort_by(|a, b| a.id.cmp(&b.id));
     let mut rebuilt = holds;
     let mut expected: Vec<_> = state.holds().cloned().collect();
@@ -103,6 +106,42 @@ async fn conformance(store: Arc<dyn Store>) {
     assert_eq!(rebuilt, expected);
     let first = rebuilt.iter().find(|h| h.id.as_str() == "hold-one").unwrap();
     assert_eq!(first.stored_status, seat_state::HoldStatus::Expired);
+
+    // A hold id is global: another show cannot take one, and nothing of that batch is written.
+    let mut second = show.clone();
+    second.id = seat_state::ShowId::parse("conf-two").unwrap();
+    store.create_show(&second, T0).await.unwrap();
+    let mut other_state = ShowState::new(second);
+    let fresh = decide(&mut other_state, "h-3", serde_json::json!({"seats": ["A2"]}), "hold-fresh", later);
+    let reused = decide(&mut other_state, "h-3", serde_json::json!({"seats": ["A1"]}), "hold-one", later);
+    let taken = store.commit("conf-two", vec![fresh, reused].into()).await;
+    assert!(matches!(&taken, Err(CommitError::HoldIdTaken(id)) if id.as_str() == "hold-one"), "{taken:?}");
+    assert_eq!(store.load_holds("conf-two").await.unwrap().version, 0);
+}
+
+#[tokio::test]
+async fn memory_store_conforms() {
+    conformance(Arc::new(MemoryStore::default())).await;
+}
+
+/// A storage failure inside the batch (here a trigger standing in for a full
+/// disk) is a failure, never `Stale`: retrying on fresh state cannot fix it.
+#[tokio::test]
+async fn a_failing_journal_write_is_a_failure_not_a_stale_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("failing.db");
+    let store = SqliteStore::open(&path).await.unwrap();
+    let show = show();
+    store.create_show(&show, T0).await.unwrap();
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .execute_batch("CREATE TRIGGER full BEFORE INSERT ON journal BEGIN SELECT RAISE(ABORT, 'disk is full'); END;")
+        .unwrap();
+    let mut state = ShowState::new(show);
+    let hold = decide(&mut state, "h-1", serde_json::json!({"seats": ["A1"]}), "hold-one", T0);
+    let result = store.commit("conf", vec![hold].into()).await;
+    assert!(matches!(result, Err(CommitError::Failed(_))), "{result:?}");
+    assert_eq!(store.load_holds("conf").await.unwrap().version, 0);
 }
 
 #[tokio::test]

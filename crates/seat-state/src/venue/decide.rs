@@ -78,6 +78,7 @@ impl ShowState {
                 seats: request.seats.clone(),
                 areas: request.areas.clone(),
                 created_at: now,
+                created_version: self.version() + 1,
                 expires_at: now.plus_millis(hold_millis),
                 extensions: 0,
                 stored_status: HoldStatus::Held,

@@ -61,7 +61,7 @@ pub struct ShowState {
     /// Every hold ever made, never removed: replays need them.
     holds: Vec<Hold>,
     hold_index: BTreeMap<HoldId, usize>,
-    /// Per holder, oldest first by (created_at, id).
+    /// Per holder, oldest first by creation order.
     by_holder: BTreeMap<HolderId, Vec<usize>>,
     /// Stored-`HELD` holds by deadline: the sweep's queue.
     due: BTreeSet<DueKey>,
@@ -243,7 +243,7 @@ impl ShowState {
     fn insert(&mut self, hold: Hold) {
         let at = self.holds.len();
         let holds = &self.holds;
-        let newer = |other: &usize| (holds[*other].created_at, &holds[*other].id) <= (hold.created_at, &hold.id);
+        let newer = |other: &usize| holds[*other].created_version <= hold.created_version;
         match self.by_holder.get_mut(&hold.holder) {
             Some(list) => list.insert(list.partition_point(newer), at),
             None => {
@@ -256,7 +256,8 @@ impl ShowState {
     }
 
     /// Records what a hold takes. Every seat points at the latest hold that
-    /// took it (by `created_at`, then id), whatever became of it, unless a
+    /// took it (by `created_version`: never by instant, since instants tie
+    /// within a batch), whatever became of it, unless a
     /// confirmed hold sold it: a newer hold can only exist if the older one
     /// had ended, so only the latest can be active. Order-independent, so
     /// [`Self::restore`] may come in any order.
@@ -268,10 +269,7 @@ impl ShowState {
                 continue;
             };
             let slot = &mut self.seats[s];
-            let newer = |other: usize| {
-                let other = &self.holds[other];
-                (other.created_at, &other.id) < (hold.created_at, &hold.id)
-            };
+            let newer = |other: usize| self.holds[other].created_version < hold.created_version;
             if confirmed || (!slot.sold && slot.hold.is_none_or(newer)) {
                 slot.hold = Some(at);
                 slot.sold |= confirmed;

@@ -1,71 +1,70 @@
-//! A show's single writer: it owns the show's authoritative state in memory,
-//! decides each request with `seat-state`, and commits every decision of a
-//! batch in one transaction (group commit) before answering any of them.
+//! A show's writer: the one task that changes a show. It takes queued
+//! requests in batches, reads the clock once per batch and decides the whole
+//! batch at that instant (never earlier than any instant it decided before),
+//! commits the batch in one transaction (group commit) and only then answers.
+//!
+//! When a commit fails, the in-memory state holds decisions that are not
+//! durable, so the writer rebuilds it from storage before anything else; if
+//! that fails too, the show answers `Unavailable` until a reload works.
 
+use std::collections::HashSet;
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use seat_state::wire::ChangeEvent;
-use seat_state::{Change, Decision, HoldId, HolderId, Rejection, ServerMillis, ShowState};
+use seat_state::{Change, ServerMillis, ShowState};
 
-use crate::error::AppError;
+use crate::clock::SharedClock;
 use crate::metrics::Metrics;
-use crate::store::{CommitError, Store, Transition};
+use crate::store::{CommitError, LoadedHolds, Store, Transition};
 
-use super::commands::{Action, Command, Read, Write, Written};
+use super::commands::{Command, Decided as Answer, Read, Write};
+use super::decide::{Decided, Outcome};
+use super::error::EngineError;
 use super::events::EventHub;
+use super::index::HoldIndex;
 
 /// Most requests decided and committed together.
 const MAX_BATCH: usize = 512;
 
 /// The writer task's state.
 pub struct ShowActor {
-    pub show_id: String,
-    pub state: ShowState,
-    pub store: Arc<dyn Store>,
-    pub metrics: Arc<Metrics>,
-    pub events: EventHub,
-}
-
-/// A decided write, answered once its batch is durable.
-enum Outcome {
-    Written(Written),
-    Expired(bool),
-}
-
-/// What a batch's decisions staged, in order.
-#[derive(Default)]
-struct Staged {
-    transitions: Vec<Transition>,
-    /// The public event of each transition, broadcast once the batch is durable.
-    events: Vec<ChangeEvent>,
-}
-
-/// A batch decided: what to write, what to announce, what to answer.
-struct Decided {
-    transitions: Arc<[Transition]>,
-    events: Vec<ChangeEvent>,
-    outcomes: Vec<Result<Outcome, AppError>>,
-}
-
-impl Outcome {
-    fn written(self) -> Result<Written, AppError> {
-        match self {
-            Self::Written(written) => Ok(written),
-            Self::Expired(_) => Err(AppError::Internal(anyhow::anyhow!("an expiry outcome for a hold request"))),
-        }
-    }
-
-    fn expired(self) -> Result<bool, AppError> {
-        match self {
-            Self::Expired(expired) => Ok(expired),
-            Self::Written(_) => Err(AppError::Internal(anyhow::anyhow!("a hold outcome for an expiry"))),
-        }
-    }
+    pub(super) show_id: Arc<str>,
+    pub(super) state: ShowState,
+    pub(super) store: Arc<dyn Store>,
+    pub(super) metrics: Arc<Metrics>,
+    pub(super) index: Arc<HoldIndex>,
+    clock: SharedClock,
+    events: EventHub,
+    /// The latest instant this writer decided at (or found in the journal).
+    latest: ServerMillis,
+    /// The state may hold uncommitted decisions: answer nothing from it.
+    broken: bool,
 }
 
 impl ShowActor {
+    /// A writer over a show's stored holds (already in the index).
+    pub fn new(
+        state: ShowState,
+        loaded_latest: Option<ServerMillis>,
+        store: Arc<dyn Store>,
+        metrics: Arc<Metrics>,
+        index: Arc<HoldIndex>,
+        clock: SharedClock,
+    ) -> Self {
+        Self {
+            show_id: Arc::from(state.show().id.as_str()),
+            latest: loaded_latest.unwrap_or(ServerMillis(i64::MIN)),
+            state,
+            store,
+            metrics,
+            index,
+            clock,
+            events: EventHub::default(),
+            broken: false,
+        }
+    }
+
     /// Serves commands until every handle is dropped.
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
         let mut batch = Vec::with_capacity(MAX_BATCH);
@@ -77,6 +76,11 @@ impl ShowActor {
                     Command::Read(read) => reads.push(read),
                 }
             }
+            if self.broken && self.reload().await.is_err() {
+                writes.into_iter().for_each(|write| write.fail(|| EngineError::Unavailable));
+                reads.into_iter().for_each(|read| read.fail(EngineError::Unavailable));
+                continue;
+            }
             if !writes.is_empty() {
                 self.write(writes).await;
             }
@@ -86,97 +90,66 @@ impl ShowActor {
         }
     }
 
+    /// The instant a batch is decided at: the clock, but never before the
+    /// latest instant decided, so time never runs backwards for a show.
+    fn instant(&mut self) -> ServerMillis {
+        self.latest = self.clock.now().max(self.latest);
+        self.latest
+    }
+
     async fn write(&mut self, writes: Vec<Write>) {
-        let mut attempt = self.decide_all(&writes);
-        let mut result = self.commit(&attempt.transitions).await;
-        if let Err(CommitError::Stale(reason)) = &result {
-            // Another writer changed the show (a second process on a shared
-            // database): rebuild from storage and decide again, once.
-            tracing::warn!(show = %self.show_id, %reason, "stale decision; reloading the show");
-            result = match self.reload().await {
-                Ok(()) => {
-                    attempt = self.decide_all(&writes);
-                    self.commit(&attempt.transitions).await
-                }
-                Err(error) => Err(CommitError::Failed(error)),
+        let mut foreign = HashSet::new();
+        let mut reloaded_for_stale = false;
+        loop {
+            let at = self.instant();
+            let decided = self.decide_all(&writes, at, &foreign);
+            let error = match self.commit(&decided.transitions).await {
+                Ok(()) => return self.publish(decided, writes),
+                Err(error) => error,
             };
-        }
-        let Decided { transitions, events, outcomes } = attempt;
-        match result {
-            Ok(()) => {
-                for transition in transitions.iter() {
-                    self.count(&transition.change);
-                }
-                for event in events {
-                    self.events.publish(event);
-                }
-                for (command, outcome) in writes.into_iter().zip(outcomes) {
-                    answer(command, outcome);
-                }
+            // Uncommitted decisions are in memory: storage is the truth again.
+            let retry = match &error {
+                CommitError::Stale(_) => !std::mem::replace(&mut reloaded_for_stale, true),
+                CommitError::HoldIdTaken(hold) => foreign.insert(hold.clone()),
+                CommitError::Failed(_) => false,
+            };
+            tracing::warn!(show = %self.show_id, %error, retry, "commit refused; reloading the show");
+            if let Err(reload) = self.reload().await {
+                tracing::error!(show = %self.show_id, error = ?reload, "reload failed; the show is unavailable");
+                self.broken = true;
+                return writes.into_iter().for_each(|write| write.fail(|| EngineError::Unavailable));
             }
-            Err(error) => {
-                tracing::error!(show = %self.show_id, error = ?error, "commit failed; reloading the show");
-                if let Err(error) = self.reload().await {
-                    tracing::error!(show = %self.show_id, error = ?error, "reload failed");
-                }
-                for command in writes {
-                    answer(command, Err(AppError::Internal(anyhow::anyhow!("commit failed"))));
-                }
+            if !retry {
+                return writes.into_iter().for_each(|write| write.fail(|| EngineError::Unavailable));
             }
         }
     }
 
-    /// Decides every write in order, applying each accepted change to the
-    /// in-memory state so later requests of the batch see it.
-    fn decide_all(&mut self, writes: &[Write]) -> Decided {
-        let mut staged = Staged::default();
-        let outcomes = writes.iter().map(|command| self.decide(command, &mut staged)).collect();
-        Decided { transitions: staged.transitions.into(), events: staged.events, outcomes }
-    }
-
-    fn decide(&mut self, command: &Write, staged: &mut Staged) -> Result<Outcome, AppError> {
-        let (decision, hold_id, holder, now) = match command {
-            Write::Create { holder, body, generated_id, foreign_id, now, reply: _ } => {
-                let decided = self.state.parse_request(body, generated_id.clone()).and_then(|request| {
-                    if *foreign_id {
-                        return Err(Rejection::IdempotencyMismatch);
-                    }
-                    Ok((self.state.decide_create(holder, &request, *now)?, request.hold_id))
-                });
-                let (decision, hold_id) = decided.inspect_err(|r| self.count_rejection(r))?;
-                (decision, hold_id, holder, *now)
+    /// The batch is durable: index new holds, announce, answer.
+    fn publish(&mut self, decided: Decided, writes: Vec<Write>) {
+        let Decided { at, transitions, events, outcomes } = decided;
+        for transition in transitions.iter() {
+            self.count(&transition.change);
+            if let Change::Created { hold } = &transition.change
+                && let Err(error) = self.index.insert(&self.show_id, hold)
+            {
+                tracing::error!(show = %self.show_id, %error, "cannot index a new hold");
             }
-            Write::Act { action, holder, hold, now, reply: _ } => {
-                let decision = match action {
-                    Action::Extend => self.state.decide_extend(holder, hold, *now),
-                    Action::Confirm => self.state.decide_confirm(holder, hold, *now),
-                    Action::Release => self.state.decide_release(holder, hold, *now),
-                }?;
-                (decision, hold.clone(), holder, *now)
-            }
-            Write::Expire { due, now, reply: _ } => {
-                let Decision::Apply(change) = self.state.decide_expiry(&due.hold_id, due.deadline, *now) else {
-                    return Ok(Outcome::Expired(false));
-                };
-                let holder = self.state.hold(&due.hold_id).map(|hold| hold.holder.clone());
-                let holder = holder.ok_or_else(|| AppError::Internal(anyhow::anyhow!("expiry of an unknown hold")))?;
-                tracing::info!(hold = %due.hold_id, key = %due.idempotency_key, "hold expired: holder notified, payment authorisation released");
-                self.stage(change, holder, *now, staged);
-                return Ok(Outcome::Expired(true));
-            }
-        };
-        let created = matches!(command, Write::Create { .. }) && matches!(decision, Decision::Apply(_));
-        if let Decision::Apply(change) = decision {
-            self.stage(change, holder.clone(), now, staged);
         }
-        let hold = self.state.hold(&hold_id).ok_or(AppError::Rejected(Rejection::NoHold))?;
-        Ok(Outcome::Written(Written { created, hold: hold.to_wire(&self.state.show().id, now) }))
-    }
-
-    fn stage(&mut self, change: Change, holder: HolderId, now: ServerMillis, staged: &mut Staged) {
-        self.state.apply(&change);
-        staged.events.push(self.state.change_event(&change, now));
-        staged.transitions.push(Transition { change, holder, at: now, version: self.state.version() });
+        for event in events {
+            self.events.publish(event);
+        }
+        for (write, outcome) in writes.into_iter().zip(outcomes) {
+            let outcome = outcome.map_err(|rejection| EngineError::Rejected { rejection, at });
+            match write {
+                Write::Create { reply, .. } | Write::Act { reply, .. } => {
+                    drop(reply.send(outcome.and_then(Outcome::written).map(|value| Answer { at, value })));
+                }
+                Write::Expire { reply, .. } => {
+                    drop(reply.send(outcome.and_then(Outcome::expiry).map(|value| Answer { at, value })));
+                }
+            }
+        }
     }
 
     async fn commit(&self, transitions: &Arc<[Transition]>) -> Result<(), CommitError> {
@@ -190,32 +163,37 @@ impl ShowActor {
         result
     }
 
-    /// Rebuilds the state from storage (after a failed or stale commit).
+    /// Rebuilds the state and the index from storage, and forgets the
+    /// replay window (its versions may no longer be the stored ones).
     async fn reload(&mut self) -> anyhow::Result<()> {
-        let (version, holds) = self.store.load_holds(&self.show_id).await?;
-        let mut state = ShowState::new(self.state.show().clone());
-        for hold in holds {
-            state.restore(hold);
-        }
-        state.set_version(version);
-        self.state = state;
+        let loaded = self.store.load_holds(&self.show_id).await?;
+        self.index.replace_show(&self.show_id, loaded.holds.iter())?;
+        self.latest = self.latest.max(loaded.latest_at.unwrap_or(self.latest));
+        self.state = restored(ShowState::new(self.state.show().clone()), loaded);
+        self.events.forget_recent();
+        self.broken = false;
         Ok(())
     }
 
     fn read(&self, command: Read) {
+        let at = |now: ServerMillis| now.max(self.latest);
         match command {
             Read::Hold { holder, hold, now, reply } => {
+                let at = at(now);
                 let found = self.state.hold(&hold).filter(|found| found.holder == holder);
-                let answer = found.map(|found| found.to_wire(&self.state.show().id, now));
-                let _ = reply.send(answer.ok_or(AppError::Rejected(Rejection::NoHold)));
+                let answer = found.map(|found| Answer { at, value: found.to_wire(&self.state.show().id, at) });
+                let refused = EngineError::Rejected { rejection: seat_state::Rejection::NoHold, at };
+                drop(reply.send(answer.ok_or(refused)));
             }
             Read::SeatMap { viewer, now, reply } => {
-                let _ = reply.send(Ok(self.state.seat_map(viewer.as_ref(), now)));
+                let at = at(now);
+                drop(reply.send(Ok(Answer { at, value: self.state.seat_map(viewer.as_ref(), at) })));
             }
             Read::Subscribe { viewer, after, now, reply } => {
+                let at = at(now);
                 let subscription =
-                    self.events.subscribe(after, self.state.version(), || self.state.seat_map(viewer.as_ref(), now));
-                let _ = reply.send(Ok(subscription));
+                    self.events.subscribe(after, self.state.version(), || self.state.seat_map(viewer.as_ref(), at));
+                drop(reply.send(Ok(Answer { at, value: subscription })));
             }
         }
     }
@@ -230,28 +208,13 @@ impl ShowActor {
         };
         counter.inc();
     }
-
-    fn count_rejection(&self, rejection: &Rejection) {
-        if matches!(rejection, Rejection::SeatsTaken { .. } | Rejection::NotEnoughSeats { .. }) {
-            self.metrics.hold_conflicts.inc();
-        }
-    }
 }
 
-fn answer(command: Write, outcome: Result<Outcome, AppError>) {
-    match command {
-        Write::Create { reply, .. } | Write::Act { reply, .. } => {
-            let _ = reply.send(outcome.and_then(Outcome::written));
-        }
-        Write::Expire { reply, .. } => {
-            let _ = reply.send(outcome.and_then(Outcome::expired));
-        }
+/// A fresh state with stored holds restored and the stored version.
+pub fn restored(mut state: ShowState, loaded: LoadedHolds) -> ShowState {
+    for hold in loaded.holds {
+        state.restore(hold);
     }
-}
-
-/// A hold id the server makes when the client gave none: 128 random bits.
-pub fn generated_hold_id() -> Result<HoldId, AppError> {
-    let mut bytes = [0u8; 16];
-    getrandom::fill(&mut bytes).map_err(|e| AppError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
-    HoldId::parse(&hex::encode(bytes)).map_err(|e| AppError::Internal(e.into()))
+    state.set_version(loaded.version);
+    state
 }

@@ -5,9 +5,9 @@ use tokio::sync::oneshot;
 use seat_state::wire::{HoldBody, HoldRequestBody, SeatMap};
 use seat_state::{HoldId, HolderId, ServerMillis};
 
-use crate::error::AppError;
 use crate::store::DueExpiry;
 
+use super::error::EngineError;
 use super::events::Subscription;
 
 /// A holder's action on an existing hold.
@@ -18,6 +18,14 @@ pub enum Action {
     Release,
 }
 
+/// An answer and the instant the writer decided (or read) it at: the
+/// instant the HTTP answer carries as `serverTime`.
+#[derive(Debug, Clone)]
+pub struct Decided<T> {
+    pub at: ServerMillis,
+    pub value: T,
+}
+
 /// The answer to a write: the hold as it stands, and whether it is new.
 #[derive(Debug, Clone)]
 pub struct Written {
@@ -25,44 +33,63 @@ pub struct Written {
     pub hold: HoldBody,
 }
 
-pub type Reply<T> = oneshot::Sender<Result<T, AppError>>;
+/// What an outbox entry came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Expiry {
+    /// The hold expired now (its event is out, its side effects may run).
+    Expired,
+    /// Nothing to do, ever: the hold moved on (extended, confirmed, released,
+    /// already expired) or is unknown.
+    Stale,
+    /// The deadline is after the writer's instant (the sweep's clock ran
+    /// ahead of it): keep the entry for a later round.
+    NotYetDue,
+}
+
+pub type Reply<T> = oneshot::Sender<Result<Decided<T>, EngineError>>;
 
 /// One request to a show's writer.
 pub enum Command {
-    /// Decided in order, committed with its batch, answered after the commit.
+    /// Decided in order at the batch's instant, committed with its batch,
+    /// answered after the commit.
     Write(Write),
     /// Answered from committed state once the batch's writes are durable.
     Read(Read),
 }
 
-/// A request that may change the show. Each carries the one `now` it is decided at.
+/// A request that may change the show. It carries no instant: the writer
+/// reads the clock once per batch and decides the whole batch at that instant.
 pub enum Write {
-    Create {
-        holder: HolderId,
-        body: HoldRequestBody,
-        generated_id: HoldId,
-        /// The client's hold id belongs to another show: a mismatch once the request is valid.
-        foreign_id: bool,
-        now: ServerMillis,
-        reply: Reply<Written>,
-    },
-    Act {
-        action: Action,
-        holder: HolderId,
-        hold: HoldId,
-        now: ServerMillis,
-        reply: Reply<Written>,
-    },
-    Expire {
-        due: DueExpiry,
-        now: ServerMillis,
-        reply: Reply<bool>,
-    },
+    Create { holder: HolderId, body: HoldRequestBody, generated_id: HoldId, reply: Reply<Written> },
+    Act { action: Action, holder: HolderId, hold: HoldId, reply: Reply<Written> },
+    Expire { due: DueExpiry, reply: Reply<Expiry> },
 }
 
-/// A request that only looks.
+/// A request that only looks, at `now` (the request's instant) or the
+/// writer's latest instant, whichever is later.
 pub enum Read {
     Hold { holder: HolderId, hold: HoldId, now: ServerMillis, reply: Reply<HoldBody> },
     SeatMap { viewer: Option<HolderId>, now: ServerMillis, reply: Reply<SeatMap> },
     Subscribe { viewer: Option<HolderId>, after: Option<i64>, now: ServerMillis, reply: Reply<Subscription> },
+}
+
+impl Write {
+    /// Answers with an error, whatever kind of write it is.
+    pub fn fail(self, error: impl Fn() -> EngineError) {
+        match self {
+            Self::Create { reply, .. } | Self::Act { reply, .. } => drop(reply.send(Err(error()))),
+            Self::Expire { reply, .. } => drop(reply.send(Err(error()))),
+        }
+    }
+}
+
+impl Read {
+    /// Answers with an error, whatever kind of read it is.
+    pub fn fail(self, error: EngineError) {
+        match self {
+            Self::Hold { reply, .. } => drop(reply.send(Err(error))),
+            Self::SeatMap { reply, .. } => drop(reply.send(Err(error))),
+            Self::Subscribe { reply, .. } => drop(reply.send(Err(error))),
+        }
+    }
 }

@@ -51,6 +51,12 @@ impl EventHub {
         let _ = self.sender.send(event);
     }
 
+    /// Forgets what could be replayed: after a reload, versions in memory may
+    /// not be the stored ones, so a reconnecting viewer gets a fresh snapshot.
+    pub fn forget_recent(&mut self) {
+        self.recent.clear();
+    }
+
     /// Subscribes a viewer. With `after`, replays what came since if it is all
     /// still kept; otherwise `snapshot` makes the start.
     pub fn subscribe(&self, after: Option<i64>, version: i64, snapshot: impl FnOnce() -> SeatMap) -> Subscription {

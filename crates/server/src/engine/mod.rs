@@ -1,12 +1,16 @@
 //! The show engines: one single-writer task per show, spawned on first use.
 //!
 //! Routes talk to a show through its `ShowHandle`; the task decides with
-//! `seat-state` against the show's state in memory and commits through the
-//! `Store` before answering. Shows never wait on each other.
+//! `seat-state` against the show's state in memory, at its own instant, and
+//! commits through the `Store` before answering. Shows never wait on each
+//! other. Errors are `EngineError`s; HTTP is the routes' business.
 
 mod actor;
 mod commands;
+mod decide;
+mod error;
 pub mod events;
+mod index;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -14,16 +18,17 @@ use std::sync::{Arc, RwLock};
 use tokio::sync::{OnceCell, mpsc, oneshot};
 
 use seat_state::wire::{HoldBody, HoldRequestBody, SeatMap};
-use seat_state::{Hold, HoldId, HolderId, ServerMillis, Show, ShowState};
+use seat_state::{HoldId, HolderId, ServerMillis, ShowState};
 
-use crate::error::AppError;
+use crate::clock::SharedClock;
 use crate::metrics::Metrics;
 use crate::store::{DueExpiry, Store};
 
-pub use actor::generated_hold_id;
-pub use commands::{Action, Written};
+pub use commands::{Action, Decided, Expiry, Written};
 use commands::{Command, Read, Reply, Write};
-use events::{EventHub, Subscription};
+pub use error::EngineError;
+use events::Subscription;
+pub use index::HoldIndex;
 
 /// Requests waiting for a show's writer before senders wait too.
 const QUEUE: usize = 4096;
@@ -32,12 +37,10 @@ const QUEUE: usize = 4096;
 pub struct Engines {
     store: Arc<dyn Store>,
     metrics: Arc<Metrics>,
+    clock: SharedClock,
     shows: RwLock<HashMap<String, ShowHandle>>,
-    /// Hold ids are global; each hold lives in one show.
-    hold_shows: RwLock<HashMap<HoldId, Arc<str>>>,
-    /// Each holder's holds, oldest first, across shows.
-    holder_holds: RwLock<HashMap<HolderId, Vec<HoldId>>>,
-    /// Set once every stored show is loaded, so the indexes above are complete.
+    index: Arc<HoldIndex>,
+    /// Set once every stored show is loaded, so the index is complete.
     all_loaded: OnceCell<()>,
 }
 
@@ -47,156 +50,118 @@ pub struct ShowHandle {
     commands: mpsc::Sender<Command>,
 }
 
-fn lock_failed() -> AppError {
-    AppError::Internal(anyhow::anyhow!("engine registry lock poisoned"))
+fn storage(error: anyhow::Error) -> EngineError {
+    EngineError::Storage(error)
 }
 
 impl Engines {
-    pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>) -> Self {
-        Self {
-            store,
-            metrics,
-            shows: RwLock::default(),
-            hold_shows: RwLock::default(),
-            holder_holds: RwLock::default(),
-            all_loaded: OnceCell::new(),
-        }
+    pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>, clock: SharedClock) -> Self {
+        Self { store, metrics, clock, shows: RwLock::default(), index: Arc::default(), all_loaded: OnceCell::new() }
     }
 
     /// The engine of a show, started (from storage) on first use; `None` for an unknown show.
-    pub async fn show(&self, show_id: &str) -> Result<Option<ShowHandle>, AppError> {
-        if let Some(handle) = self.shows.read().map_err(|_| lock_failed())?.get(show_id) {
+    pub async fn show(&self, show_id: &str) -> Result<Option<ShowHandle>, EngineError> {
+        let poisoned = || EngineError::internal("engine registry lock poisoned");
+        if let Some(handle) = self.shows.read().map_err(|_| poisoned())?.get(show_id) {
             return Ok(Some(handle.clone()));
         }
-        let Some(show) = self.store.show(show_id).await? else { return Ok(None) };
-        let (version, holds) = self.store.load_holds(show_id).await?;
-        let mut shows = self.shows.write().map_err(|_| lock_failed())?;
+        let Some(show) = self.store.show(show_id).await.map_err(storage)? else { return Ok(None) };
+        let loaded = self.store.load_holds(show_id).await.map_err(storage)?;
+        let mut shows = self.shows.write().map_err(|_| poisoned())?;
         // Another request may have started it while this one loaded.
         if let Some(handle) = shows.get(show_id) {
             return Ok(Some(handle.clone()));
         }
-        let show_id: Arc<str> = Arc::from(show_id);
-        for hold in &holds {
-            self.remember_hold(&hold.id, &show_id, &hold.holder)?;
-        }
-        let handle = self.spawn(show, version, holds);
-        shows.insert(show_id.to_string(), handle.clone());
+        let show_key: Arc<str> = Arc::from(show_id);
+        self.index.replace_show(&show_key, loaded.holds.iter())?;
+        let latest = loaded.latest_at;
+        let state = actor::restored(ShowState::new(show), loaded);
+        let writer = actor::ShowActor::new(
+            state,
+            latest,
+            Arc::clone(&self.store),
+            Arc::clone(&self.metrics),
+            Arc::clone(&self.index),
+            Arc::clone(&self.clock),
+        );
+        let (commands, receiver) = mpsc::channel(QUEUE);
+        tokio::spawn(writer.run(receiver));
+        let handle = ShowHandle { commands };
+        shows.insert(show_id.to_owned(), handle.clone());
         Ok(Some(handle))
     }
 
     /// Starts every stored show's engine (once), so hold lookups are complete.
-    async fn load_all(&self) -> Result<(), AppError> {
+    async fn load_all(&self) -> Result<(), EngineError> {
         self.all_loaded
             .get_or_try_init(|| async {
-                for summary in self.store.list_shows().await? {
+                for summary in self.store.list_shows().await.map_err(storage)? {
                     self.show(&summary.id).await?;
                 }
-                Ok::<(), AppError>(())
+                Ok::<(), EngineError>(())
             })
             .await?;
         Ok(())
     }
 
     /// The engine of the show a hold belongs to; `None` for an unknown hold.
-    pub async fn show_of_hold(&self, hold: &HoldId) -> Result<Option<ShowHandle>, AppError> {
-        match self.show_id_of_hold(hold).await? {
+    pub async fn show_of_hold(&self, hold: &HoldId) -> Result<Option<ShowHandle>, EngineError> {
+        self.load_all().await?;
+        match self.index.show_of(hold)? {
             Some(show_id) => self.show(&show_id).await,
             None => Ok(None),
         }
     }
 
-    /// The id of the show a hold belongs to.
-    pub async fn show_id_of_hold(&self, hold: &HoldId) -> Result<Option<Arc<str>>, AppError> {
-        self.load_all().await?;
-        Ok(self.hold_shows.read().map_err(|_| lock_failed())?.get(hold).cloned())
-    }
-
     /// A holder's holds with their shows' engines, newest first.
-    pub async fn holds_of(&self, holder: &HolderId) -> Result<Vec<(HoldId, ShowHandle)>, AppError> {
+    pub async fn holds_of(&self, holder: &HolderId) -> Result<Vec<(HoldId, ShowHandle)>, EngineError> {
         self.load_all().await?;
-        let ids = self.holder_holds.read().map_err(|_| lock_failed())?.get(holder).cloned().unwrap_or_default();
-        let mut holds = Vec::with_capacity(ids.len());
-        for hold in ids.into_iter().rev() {
-            if let Some(show) = self.show_of_hold(&hold).await? {
+        let mut holds = Vec::new();
+        for (show_id, hold) in self.index.holds_of(holder)? {
+            if let Some(show) = self.show(&show_id).await? {
                 holds.push((hold, show));
             }
         }
         Ok(holds)
     }
-
-    /// Notes a hold's show and holder, once it is created (or loaded).
-    pub fn remember_hold(&self, hold: &HoldId, show_id: &Arc<str>, holder: &HolderId) -> Result<(), AppError> {
-        let known = self.hold_shows.write().map_err(|_| lock_failed())?.insert(hold.clone(), Arc::clone(show_id));
-        if known.is_none() {
-            self.holder_holds.write().map_err(|_| lock_failed())?.entry(holder.clone()).or_default().push(hold.clone());
-        }
-        Ok(())
-    }
-
-    fn spawn(&self, show: Show, version: i64, holds: Vec<Hold>) -> ShowHandle {
-        let show_id = show.id.to_string();
-        let mut state = ShowState::new(show);
-        for hold in holds {
-            state.restore(hold);
-        }
-        state.set_version(version);
-        let (commands, receiver) = mpsc::channel(QUEUE);
-        let actor = actor::ShowActor {
-            show_id,
-            state,
-            store: Arc::clone(&self.store),
-            metrics: Arc::clone(&self.metrics),
-            events: EventHub::default(),
-        };
-        tokio::spawn(actor.run(receiver));
-        ShowHandle { commands }
-    }
 }
 
 impl ShowHandle {
-    async fn ask<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<T, AppError> {
+    async fn ask<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<Decided<T>, EngineError> {
         let (reply, answer) = oneshot::channel();
-        let gone = || AppError::Internal(anyhow::anyhow!("the show's writer stopped"));
+        let gone = || EngineError::internal("the show's writer stopped");
         self.commands.send(command(reply)).await.map_err(|_| gone())?;
         answer.await.map_err(|_| gone())?
     }
 
     /// Decides and commits a new hold (or answers an idempotent replay).
-    /// `foreign_id`: the client's hold id already names a hold of another show.
-    pub async fn create_hold(
-        &self,
-        holder: HolderId,
-        body: HoldRequestBody,
-        foreign_id: bool,
-        now: ServerMillis,
-    ) -> Result<Written, AppError> {
+    pub async fn create_hold(&self, holder: HolderId, body: HoldRequestBody) -> Result<Decided<Written>, EngineError> {
         let generated_id = generated_hold_id()?;
-        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, foreign_id, now, reply })).await
+        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, reply })).await
     }
 
     /// Extends, confirms or releases a hold of `holder`.
-    pub async fn act(
-        &self,
-        action: Action,
-        holder: HolderId,
-        hold: HoldId,
-        now: ServerMillis,
-    ) -> Result<Written, AppError> {
-        self.ask(|reply| Command::Write(Write::Act { action, holder, hold, now, reply })).await
+    pub async fn act(&self, action: Action, holder: HolderId, hold: HoldId) -> Result<Decided<Written>, EngineError> {
+        self.ask(|reply| Command::Write(Write::Act { action, holder, hold, reply })).await
     }
 
     /// Expires a hold if the outbox entry's deadline is still the stored one.
-    pub async fn expire(&self, due: DueExpiry, now: ServerMillis) -> Result<bool, AppError> {
-        self.ask(|reply| Command::Write(Write::Expire { due, now, reply })).await
+    pub async fn expire(&self, due: DueExpiry) -> Result<Decided<Expiry>, EngineError> {
+        self.ask(|reply| Command::Write(Write::Expire { due, reply })).await
     }
 
     /// One of `holder`'s holds.
-    pub async fn hold(&self, holder: HolderId, hold: HoldId, now: ServerMillis) -> Result<HoldBody, AppError> {
+    pub async fn hold(
+        &self,
+        holder: HolderId,
+        hold: HoldId,
+        now: ServerMillis,
+    ) -> Result<Decided<HoldBody>, EngineError> {
         self.ask(|reply| Command::Read(Read::Hold { holder, hold, now, reply })).await
     }
 
     /// The seat map as `viewer` sees it.
-    pub async fn seat_map(&self, viewer: Option<HolderId>, now: ServerMillis) -> Result<SeatMap, AppError> {
+    pub async fn seat_map(&self, viewer: Option<HolderId>, now: ServerMillis) -> Result<Decided<SeatMap>, EngineError> {
         self.ask(|reply| Command::Read(Read::SeatMap { viewer, now, reply })).await
     }
 
@@ -206,7 +171,14 @@ impl ShowHandle {
         viewer: Option<HolderId>,
         after: Option<i64>,
         now: ServerMillis,
-    ) -> Result<Subscription, AppError> {
-        self.ask(|reply| Command::Read(Read::Subscribe { viewer, after, now, reply })).await
+    ) -> Result<Subscription, EngineError> {
+        Ok(self.ask(|reply| Command::Read(Read::Subscribe { viewer, after, now, reply })).await?.value)
     }
+}
+
+/// A hold id the server makes when the client gave none: 128 random bits.
+pub fn generated_hold_id() -> Result<HoldId, EngineError> {
+    let mut bytes = [0u8; 16];
+    getrandom::fill(&mut bytes).map_err(|e| EngineError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
+    HoldId::parse(&hex::encode(bytes)).map_err(|e| EngineError::Internal(e.into()))
 }

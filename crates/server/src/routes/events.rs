@@ -15,13 +15,13 @@ use seat_state::wire::ChangeEvent;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::app::AppState;
-use crate::clock::Clock;
+use crate::clock::SharedClock;
 use crate::engine::ShowHandle;
 use crate::engine::events::{Start, Subscription};
 use crate::error::AppError;
 use crate::extract::Now;
 use crate::session::MaybeSession;
+use crate::state::AppState;
 
 /// Comment lines keep proxies from closing a quiet stream (API.md: ≤ 15 s).
 const KEEP_ALIVE: Duration = Duration::from_secs(10);
@@ -57,7 +57,7 @@ async fn events(
     let feed = Feed {
         show,
         viewer,
-        clock: state.clock,
+        clock: std::sync::Arc::clone(&state.clock),
         stopping: state.stopping.subscribe(),
         pending: VecDeque::new(),
         last: after.unwrap_or(i64::MIN),
@@ -79,7 +79,7 @@ struct Resume {
 struct Feed {
     show: ShowHandle,
     viewer: Option<HolderId>,
-    clock: Clock,
+    clock: SharedClock,
     stopping: tokio::sync::watch::Receiver<bool>,
     pending: VecDeque<Event>,
     /// The version the viewer has; older or equal changes are skipped.
@@ -145,7 +145,7 @@ impl Feed {
         Feed {
             show: self.show.clone(),
             viewer: self.viewer.clone(),
-            clock: self.clock,
+            clock: std::sync::Arc::clone(&self.clock),
             stopping: self.stopping.clone(),
             pending: VecDeque::new(),
             last: self.last,

@@ -4,18 +4,17 @@ use axum::Json;
 use axum::extract::{FromRequest, Path, Request, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use std::sync::Arc;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use seat_state::wire::{ErrorBody, HoldBody, HoldList, HoldRequestBody};
 use seat_state::{HoldId, HolderId, Rejection};
 
-use crate::app::AppState;
-use crate::engine::{Action, ShowHandle};
-use crate::error::AppError;
+use crate::engine::{Action, Decided, ShowHandle};
+use crate::error::{AppError, DecidedAt};
 use crate::extract::{ApiJson, Now};
 use crate::session::Session;
+use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -28,6 +27,13 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 fn holder(session: &Session) -> HolderId {
     HolderId::new(session.0.as_ref())
+}
+
+/// A hold as the writer decided it, stamped with the writer's instant.
+fn decided(status: StatusCode, hold: Decided<HoldBody>) -> Response {
+    let mut response = (status, Json(HoldBody { server_time: hold.at.0, ..hold.value })).into_response();
+    response.extensions_mut().insert(DecidedAt(hold.at));
+    response
 }
 
 /// Holds seats and area places, all or nothing. Checks run in API.md's
@@ -47,24 +53,16 @@ fn holder(session: &Session) -> HolderId {
 async fn create_hold(
     session: Session,
     State(state): State<AppState>,
-    Now(now): Now,
     Path(show_id): Path<String>,
     request: Request,
 ) -> Result<Response, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
     let ApiJson(body) = ApiJson::<HoldRequestBody>::from_request(request, &state).await?;
-    let foreign_id = match body.hold_id.as_deref().map(HoldId::parse) {
-        Some(Ok(hold)) => state.engines.show_id_of_hold(&hold).await?.is_some_and(|owner| *owner != *show_id),
-        _ => false,
-    };
-    let written = show.create_hold(holder(&session), body, foreign_id, now).await?;
-    if written.created
-        && let Ok(hold) = HoldId::parse(&written.hold.hold_id)
-    {
-        state.engines.remember_hold(&hold, &Arc::from(show_id.as_str()), &holder(&session))?;
-    }
-    let status = if written.created { StatusCode::CREATED } else { StatusCode::OK };
-    Ok((status, Json(HoldBody { server_time: now.0, ..written.hold })).into_response())
+    // Decided at the writer's instant, not at `now`: the body may have
+    // arrived long after the headers.
+    let written = show.create_hold(holder(&session), body).await?;
+    let status = if written.value.created { StatusCode::CREATED } else { StatusCode::OK };
+    Ok(decided(status, Decided { at: written.at, value: written.value.hold }))
 }
 
 /// The caller's holds, newest first.
@@ -78,7 +76,7 @@ async fn list_holds(
     let holder = holder(&session);
     let mut holds = Vec::new();
     for (hold, show) in state.engines.holds_of(&holder).await? {
-        holds.push(show.hold(holder.clone(), hold, now).await?);
+        holds.push(show.hold(holder.clone(), hold, now).await?.value);
     }
     Ok(Json(HoldList { holds, server_time: now.0 }))
 }
@@ -100,21 +98,21 @@ async fn get_hold(
     State(state): State<AppState>,
     Now(now): Now,
     Path(hold_id): Path<String>,
-) -> Result<Json<HoldBody>, AppError> {
+) -> Result<Response, AppError> {
     let (hold, show) = show_of(&state, &hold_id).await?;
-    Ok(Json(show.hold(holder(&session), hold, now).await?))
+    Ok(decided(StatusCode::OK, show.hold(holder(&session), hold, now).await?))
 }
 
-async fn act(
-    state: &AppState,
-    session: &Session,
-    hold_id: &str,
-    action: Action,
-    now: seat_state::ServerMillis,
-) -> Result<HoldBody, AppError> {
+/// Extends, confirms or releases, at the writer's instant.
+async fn act(state: &AppState, session: &Session, hold_id: &str, action: Action) -> Result<Response, AppError> {
     let (hold, show) = show_of(state, hold_id).await?;
-    let written = show.act(action, holder(session), hold, now).await?;
-    Ok(HoldBody { server_time: now.0, ..written.hold })
+    let written = show.act(action, holder(session), hold).await?;
+    let status = if action == Action::Release { StatusCode::NO_CONTENT } else { StatusCode::OK };
+    let mut response = decided(status, Decided { at: written.at, value: written.value.hold });
+    if status == StatusCode::NO_CONTENT {
+        *response.body_mut() = axum::body::Body::empty();
+    }
+    Ok(response)
 }
 
 /// Moves the stored deadline by `extensionSeconds`, at most `maxExtensions` times.
@@ -127,10 +125,9 @@ async fn act(
 async fn extend_hold(
     session: Session,
     State(state): State<AppState>,
-    Now(now): Now,
     Path(hold_id): Path<String>,
-) -> Result<Json<HoldBody>, AppError> {
-    act(&state, &session, &hold_id, Action::Extend, now).await.map(Json)
+) -> Result<Response, AppError> {
+    act(&state, &session, &hold_id, Action::Extend).await
 }
 
 /// Confirms (buys) the hold; again answers the same confirmation.
@@ -142,10 +139,9 @@ async fn extend_hold(
 async fn confirm_hold(
     session: Session,
     State(state): State<AppState>,
-    Now(now): Now,
     Path(hold_id): Path<String>,
-) -> Result<Json<HoldBody>, AppError> {
-    act(&state, &session, &hold_id, Action::Confirm, now).await.map(Json)
+) -> Result<Response, AppError> {
+    act(&state, &session, &hold_id, Action::Confirm).await
 }
 
 /// Releases the hold (also when already released or expired).
@@ -157,8 +153,7 @@ async fn confirm_hold(
 async fn release_hold(
     session: Session,
     State(state): State<AppState>,
-    Now(now): Now,
     Path(hold_id): Path<String>,
-) -> Result<StatusCode, AppError> {
-    act(&state, &session, &hold_id, Action::Release, now).await.map(|_| StatusCode::NO_CONTENT)
+) -> Result<Response, AppError> {
+    act(&state, &session, &hold_id, Action::Release).await
 }

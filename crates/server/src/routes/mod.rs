@@ -10,7 +10,7 @@ pub mod time;
 
 use utoipa_axum::router::OpenApiRouter;
 
-use crate::app::AppState;
+use crate::state::AppState;
 
 /// Everything under `/api`, each route with its OpenAPI description.
 pub fn router() -> OpenApiRouter<AppState> {

@@ -2,16 +2,17 @@
 
 use axum::Json;
 use axum::extract::{Path, State};
+use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use seat_state::HolderId;
 use seat_state::wire::{ErrorBody, SeatMap};
 
-use crate::app::AppState;
-use crate::error::AppError;
+use crate::error::{AppError, DecidedAt};
 use crate::extract::Now;
 use crate::session::MaybeSession;
+use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(seat_map))
@@ -26,7 +27,11 @@ async fn seat_map(
     State(state): State<AppState>,
     Now(now): Now,
     Path(show_id): Path<String>,
-) -> Result<Json<SeatMap>, AppError> {
+) -> Result<Response, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    Ok(Json(show.seat_map(viewer.map(|holder| HolderId::new(holder.as_ref())), now).await?))
+    let map = show.seat_map(viewer.map(|holder| HolderId::new(holder.as_ref())), now).await?;
+    // Never earlier than the show's latest decision: a client reads its own writes.
+    let mut response = Json(map.value).into_response();
+    response.extensions_mut().insert(DecidedAt(map.at));
+    Ok(response)
 }

@@ -11,10 +11,10 @@ use utoipa_axum::routes;
 
 use seat_state::wire::SessionBody;
 
-use crate::app::AppState;
 use crate::error::AppError;
 use crate::extract::Now;
 use crate::session::{COOKIE_NAME, new_credentials, token_hash};
+use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(create_session))

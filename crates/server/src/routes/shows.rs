@@ -11,9 +11,10 @@ use utoipa_axum::routes;
 use seat_state::Show;
 use seat_state::wire::{ErrorBody, ShowBody, ShowInput, ShowList};
 
-use crate::app::{ADMIN_BODY_LIMIT, AppState};
+use crate::app::ADMIN_BODY_LIMIT;
 use crate::error::AppError;
 use crate::extract::{ApiJson, Now};
+use crate::state::AppState;
 use crate::store::CreateShow;
 
 pub fn router() -> OpenApiRouter<AppState> {

@@ -6,8 +6,8 @@ use utoipa_axum::routes;
 
 use seat_state::wire::TimeBody;
 
-use crate::app::AppState;
 use crate::extract::Now;
+use crate::state::AppState;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(server_time))

@@ -3,6 +3,7 @@
 //! `Store` is what the routes need; each engine implements it, and one
 //! conformance suite (`tests/store_conformance.rs`) runs against every one.
 
+mod memory;
 mod sqlite;
 
 use std::sync::Arc;
@@ -12,6 +13,7 @@ use async_trait::async_trait;
 use seat_state::wire::ShowSummary;
 use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis, Show};
 
+pub use memory::MemoryStore;
 pub use sqlite::{Durability, SqliteStore};
 
 /// What creating a show did.
@@ -49,12 +51,29 @@ pub struct DueExpiry {
     pub idempotency_key: String,
 }
 
-/// Why a batch of transitions was not written.
+/// A show's holds as storage has them: what a writer starts (or restarts) from.
+#[derive(Debug, Clone, Default)]
+pub struct LoadedHolds {
+    /// The show's version: how many transitions its journal has.
+    pub version: i64,
+    /// Every hold, oldest first.
+    pub holds: Vec<Hold>,
+    /// The latest instant any of its transitions was decided at: the show's
+    /// writer never decides earlier, even if the clock stepped back.
+    pub latest_at: Option<ServerMillis>,
+}
+
+/// Why a batch of transitions was not written. In every case nothing was.
 #[derive(Debug, thiserror::Error)]
 pub enum CommitError {
-    /// A condition of a conditional write no longer held; nothing was written.
+    /// The show is no longer at the version the decisions were made at:
+    /// another writer committed first.
     #[error("a condition no longer holds: {0}")]
     Stale(String),
+    /// A new hold's id already names a hold of another show.
+    #[error("hold id {0} is taken by another show")]
+    HoldIdTaken(HoldId),
+    /// Storage failed (I/O, disk full, a broken connection).
     #[error(transparent)]
     Failed(#[from] anyhow::Error),
 }
@@ -74,11 +93,12 @@ pub trait Store: Send + Sync + 'static {
     async fn create_session(&self, token_sha256: &str, holder_id: &str, now: ServerMillis) -> anyhow::Result<()>;
     /// The holder id of the session whose token has this hash.
     async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>>;
-    /// A show's version and every hold it has (oldest first), to rebuild its state.
-    async fn load_holds(&self, show_id: &str) -> anyhow::Result<(i64, Vec<Hold>)>;
+    /// A show's version, every hold it has and its latest decision instant.
+    async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds>;
     /// Writes consecutive transitions of one show all or nothing, conditional
     /// on the show still being at the version before the first, with their
-    /// journal (audit) entries and outbox entries.
+    /// journal (audit) entries and outbox entries. A new hold's id must be
+    /// unique across shows (a constraint, checked in the same transaction).
     /// Shared, not copied: the writer keeps the batch while the store writes it.
     async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError>;
     /// Outbox entries due at `now`, oldest deadline first, at most `limit`.

@@ -13,8 +13,9 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
 
-use seathold_server::app::{AppState, router};
-use seathold_server::clock::Clock;
+use seathold_server::app::router;
+use seathold_server::clock::{SharedClock, SystemClock, TestClock};
+use seathold_server::state::AppState;
 use seathold_server::store::SqliteStore;
 
 pub const ADMIN_TOKEN: &str = "test-admin-token-with-enough-entropy";
@@ -36,9 +37,18 @@ pub struct Answer {
 
 impl TestApp {
     pub async fn new(admin_token: Option<&str>) -> Self {
+        Self::on_clock(admin_token, SystemClock::shared()).await
+    }
+
+    /// An app whose clock moves only when the test moves it.
+    pub async fn with_test_clock(admin_token: Option<&str>, clock: &TestClock) -> Self {
+        Self::on_clock(admin_token, clock.shared()).await
+    }
+
+    async fn on_clock(admin_token: Option<&str>, clock: SharedClock) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = SqliteStore::open(dir.path().join("test.db")).await.expect("open store");
-        let state = AppState::new(Arc::new(store), Clock::SYSTEM, admin_token.map(Arc::from));
+        let state = AppState::new(Arc::new(store), clock, admin_token.map(Arc::from));
         Self { router: router(state.clone(), None), state, _dir: dir }
     }
 
@@ -130,6 +140,6 @@ impl TestApp {
     /// Runs one expiry sweep round now; returns how many outbox entries it handled.
     pub async fn sweep(&self) -> usize {
         let state = &self.state;
-        seathold_server::sweep::round(state.store.as_ref(), &state.engines, state.clock).await.expect("sweep")
+        seathold_server::sweep::round(state.store.as_ref(), &state.engines, state.clock.as_ref()).await.expect("sweep")
     }
 }

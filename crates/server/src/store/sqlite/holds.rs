@@ -14,7 +14,7 @@ use serde_json::json;
 
 use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, SeatId, ServerMillis};
 
-use crate::store::{CommitError, Transition};
+use crate::store::{CommitError, LoadedHolds, Transition};
 
 /// Runs a statement through the connection's statement cache (parsed once).
 fn exec(tx: &Transaction<'_>, sql: &str, params: impl rusqlite::Params) -> Result<usize, CommitError> {
@@ -50,6 +50,7 @@ pub fn commit(connection: &mut Connection, show_id: &str, transitions: &[Transit
 fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Result<(), CommitError> {
     let (action, places, expires_at, extensions, late) = match &transition.change {
         Change::Created { hold } => {
+            claim_hold_id(tx, show_id, &hold.id)?;
             let places = json!({
                 "seats": hold.seats.iter().map(SeatId::as_str).collect::<Vec<_>>(),
                 "areas": hold.areas.iter().map(|(area, quantity)| (area.as_str(), quantity.get())).collect::<Vec<_>>(),
@@ -81,9 +82,24 @@ fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Resul
             extensions,
             late
         ],
-    )
-    .map_err(|error| CommitError::Stale(format!("journal entry {} of {show_id}: {error}", transition.version)))?;
+    )?;
     Ok(())
+}
+
+/// Takes a hold id for this show; the primary key refuses one another show has.
+fn claim_hold_id(tx: &Transaction<'_>, show_id: &str, hold: &HoldId) -> Result<(), CommitError> {
+    let claimed = tx
+        .prepare_cached("INSERT INTO hold_ids (hold_id, show_id) VALUES (?1, ?2)")
+        .and_then(|mut statement| statement.execute(params![hold.as_str(), show_id]));
+    match claimed {
+        Ok(_) => Ok(()),
+        Err(rusqlite::Error::SqliteFailure(error, _))
+            if error.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
+        {
+            Err(CommitError::HoldIdTaken(hold.clone()))
+        }
+        Err(error) => Err(failed(error)),
+    }
 }
 
 fn add_outbox(tx: &Transaction<'_>, show_id: &str, hold: &HoldId, deadline: ServerMillis) -> Result<(), CommitError> {
@@ -103,17 +119,19 @@ struct Places {
 }
 
 /// A show's version and its holds, oldest first, rebuilt from the journal.
-pub fn load(connection: &Connection, show_id: &str) -> anyhow::Result<(i64, Vec<Hold>)> {
+pub fn load(connection: &Connection, show_id: &str) -> anyhow::Result<LoadedHolds> {
     let version = connection.query_row("SELECT version FROM shows WHERE id = ?1", [show_id], |row| row.get(0))?;
+    let mut latest_at: Option<ServerMillis> = None;
     let mut holds: Vec<Hold> = Vec::new();
     let mut by_id: HashMap<String, usize> = HashMap::new();
     let mut statement = connection.prepare(
-        "SELECT at, hold_id, holder_id, action, places, expires_at, extensions, late
+        "SELECT at, hold_id, holder_id, action, places, expires_at, extensions, late, version
          FROM journal WHERE show_id = ?1 ORDER BY version",
     )?;
     let mut rows = statement.query([show_id])?;
     while let Some(row) = rows.next()? {
         let (at, hold_id, action): (i64, String, String) = (row.get(0)?, row.get(1)?, row.get(3)?);
+        latest_at = latest_at.max(Some(ServerMillis(at)));
         if action == "created" {
             let places: Places = serde_json::from_str(&row.get::<_, String>(4)?)?;
             by_id.insert(hold_id.clone(), holds.len());
@@ -130,6 +148,7 @@ pub fn load(connection: &Connection, show_id: &str) -> anyhow::Result<(i64, Vec<
                     })
                     .collect::<anyhow::Result<_>>()?,
                 created_at: ServerMillis(at),
+                created_version: row.get(8)?,
                 expires_at: ServerMillis(row.get(5)?),
                 extensions: 0,
                 stored_status: HoldStatus::Held,
@@ -155,5 +174,5 @@ pub fn load(connection: &Connection, show_id: &str) -> anyhow::Result<(i64, Vec<
             other => anyhow::bail!("journal of {show_id} has unknown action {other:?}"),
         }
     }
-    Ok((version, holds))
+    Ok(LoadedHolds { version, holds, latest_at })
 }

@@ -14,8 +14,8 @@ use rusqlite_migration::{M, Migrations};
 use seat_state::wire::{ShowInput, ShowSummary};
 use seat_state::{ServerMillis, Show};
 
-use super::{CommitError, CreateShow, DueExpiry, Store, Transition};
-use seat_state::{Hold, HoldId};
+use super::{CommitError, CreateShow, DueExpiry, LoadedHolds, Store, Transition};
+use seat_state::HoldId;
 
 mod holds;
 
@@ -24,6 +24,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0001_shows.sql")),
         M::up(include_str!("../../../migrations/0002_sessions.sql")),
         M::up(include_str!("../../../migrations/0003_holds.sql")),
+        M::up(include_str!("../../../migrations/0004_hold_ids.sql")),
     ])
 }
 
@@ -173,7 +174,7 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn load_holds(&self, show_id: &str) -> anyhow::Result<(i64, Vec<Hold>)> {
+    async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {
         let show_id = show_id.to_owned();
         self.with(move |connection| holds::load(connection, &show_id)).await
     }

@@ -1,0 +1,53 @@
+//! What every handler can reach: storage, the clock, the show engines.
+
+use std::sync::Arc;
+
+use crate::clock::SharedClock;
+use crate::engine::Engines;
+use crate::metrics::Metrics;
+use crate::session::SessionCache;
+use crate::store::Store;
+
+/// What every handler can reach. Cloned for every request and extractor,
+/// so it is one pointer.
+#[derive(Clone)]
+pub struct AppState(Arc<Shared>);
+
+/// The parts of [`AppState`].
+pub struct Shared {
+    pub store: Arc<dyn Store>,
+    pub clock: SharedClock,
+    pub admin_token: Option<Arc<str>>,
+    pub sessions: SessionCache,
+    pub metrics: Arc<Metrics>,
+    pub engines: Arc<Engines>,
+    /// Turns true when the server begins to stop: live streams end then, so
+    /// that a graceful shutdown does not wait on them forever.
+    pub stopping: Arc<tokio::sync::watch::Sender<bool>>,
+}
+
+impl std::ops::Deref for AppState {
+    type Target = Shared;
+
+    fn deref(&self) -> &Shared {
+        &self.0
+    }
+}
+
+impl AppState {
+    /// State over `store` with empty caches and fresh metrics.
+    pub fn new(store: Arc<dyn Store>, clock: SharedClock, admin_token: Option<Arc<str>>) -> Self {
+        let metrics = Arc::new(Metrics::default());
+        let engines = Arc::new(Engines::new(Arc::clone(&store), Arc::clone(&metrics), Arc::clone(&clock)));
+        let stopping = Arc::new(tokio::sync::watch::Sender::new(false));
+        Self(Arc::new(Shared {
+            store,
+            clock,
+            admin_token,
+            sessions: SessionCache::default(),
+            metrics,
+            engines,
+            stopping,
+        }))
+    }
+}

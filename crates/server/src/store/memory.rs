@@ -1,0 +1,197 @@
+//! A store in memory, with SQLite's semantics: the same version condition,
+//! the same hold-id constraint, the same outbox. Nothing survives the
+//! process; the simulator and tests use it where a file would only be slower.
+//! Clones share one store, so a "restart" is a new engine over a clone.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use async_trait::async_trait;
+
+use seat_state::wire::ShowSummary;
+use seat_state::{Change, Hold, HoldId, HoldStatus, ServerMillis, Show};
+
+use super::{CommitError, CreateShow, DueExpiry, LoadedHolds, Store, Transition};
+
+/// Every show, session, hold id and outbox entry.
+#[derive(Clone, Default)]
+pub struct MemoryStore(Arc<Mutex<Inner>>);
+
+#[derive(Default)]
+struct Inner {
+    shows: BTreeMap<String, StoredShow>,
+    sessions: HashMap<String, String>,
+    hold_ids: HashMap<HoldId, String>,
+    /// By sequence number, as SQLite's `outbox.seq`.
+    outbox: BTreeMap<i64, Entry>,
+    next_seq: i64,
+}
+
+struct StoredShow {
+    show: Show,
+    created_at: ServerMillis,
+    /// The journal, in version order (entry `i` has version `i + 1`).
+    journal: Vec<Transition>,
+}
+
+struct Entry {
+    show_id: String,
+    hold_id: HoldId,
+    deadline: ServerMillis,
+    done: bool,
+}
+
+impl MemoryStore {
+    fn lock(&self) -> anyhow::Result<MutexGuard<'_, Inner>> {
+        self.0.lock().map_err(|_| anyhow::anyhow!("memory store lock poisoned"))
+    }
+
+    /// Every transition of a show, oldest first: the audit journal.
+    pub fn journal(&self, show_id: &str) -> anyhow::Result<Vec<Transition>> {
+        Ok(self.lock()?.shows.get(show_id).map(|stored| stored.journal.clone()).unwrap_or_default())
+    }
+}
+
+/// The holds a journal describes, as the SQLite store rebuilds them.
+fn replay(journal: &[Transition]) -> anyhow::Result<LoadedHolds> {
+    let mut holds: Vec<Hold> = Vec::new();
+    let mut by_id: HashMap<HoldId, usize> = HashMap::new();
+    for transition in journal {
+        if let Change::Created { hold } = &transition.change {
+            by_id.insert(hold.id.clone(), holds.len());
+            holds.push(hold.clone());
+            continue;
+        }
+        let id = transition.change.hold_id();
+        let hold = by_id
+            .get(id)
+            .and_then(|&at| holds.get_mut(at))
+            .ok_or_else(|| anyhow::anyhow!("journal names unknown hold {id}"))?;
+        match transition.change {
+            Change::Created { .. } => {}
+            Change::Extended { to, extensions, .. } => (hold.expires_at, hold.extensions) = (to, extensions),
+            Change::Confirmed { late, .. } => (hold.stored_status, hold.late) = (HoldStatus::Confirmed, late),
+            Change::Released { .. } => hold.stored_status = HoldStatus::Released,
+            Change::Expired { .. } => hold.stored_status = HoldStatus::Expired,
+        }
+    }
+    let latest_at = journal.iter().map(|transition| transition.at).max();
+    Ok(LoadedHolds { version: journal.len() as i64, holds, latest_at })
+}
+
+impl Inner {
+    fn add_outbox(&mut self, show_id: &str, hold_id: &HoldId, deadline: ServerMillis) {
+        self.next_seq += 1;
+        let entry = Entry { show_id: show_id.to_owned(), hold_id: hold_id.clone(), deadline, done: false };
+        self.outbox.insert(self.next_seq, entry);
+    }
+}
+
+#[async_trait]
+impl Store for MemoryStore {
+    async fn ping(&self) -> anyhow::Result<()> {
+        self.lock().map(drop)
+    }
+
+    async fn create_show(&self, show: &Show, now: ServerMillis) -> anyhow::Result<CreateShow> {
+        let mut inner = self.lock()?;
+        if let Some(existing) = inner.shows.get(show.id.as_str()) {
+            return Ok(if existing.show == *show { CreateShow::AlreadyThere } else { CreateShow::Conflict });
+        }
+        inner
+            .shows
+            .insert(show.id.to_string(), StoredShow { show: show.clone(), created_at: now, journal: Vec::new() });
+        Ok(CreateShow::Created)
+    }
+
+    async fn list_shows(&self) -> anyhow::Result<Vec<ShowSummary>> {
+        let inner = self.lock()?;
+        let mut shows: Vec<_> = inner.shows.values().collect();
+        shows.sort_by(|a, b| (a.created_at, &a.show.id).cmp(&(b.created_at, &b.show.id)));
+        Ok(shows
+            .into_iter()
+            .map(|stored| ShowSummary {
+                id: stored.show.id.to_string(),
+                name: stored.show.name.clone(),
+                seat_count: stored.show.seats.len() as u64,
+                area_count: stored.show.areas.len() as u64,
+            })
+            .collect())
+    }
+
+    async fn show(&self, show_id: &str) -> anyhow::Result<Option<Show>> {
+        Ok(self.lock()?.shows.get(show_id).map(|stored| stored.show.clone()))
+    }
+
+    async fn create_session(&self, token_sha256: &str, holder_id: &str, _now: ServerMillis) -> anyhow::Result<()> {
+        self.lock()?.sessions.insert(token_sha256.to_owned(), holder_id.to_owned());
+        Ok(())
+    }
+
+    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>> {
+        Ok(self.lock()?.sessions.get(token_sha256).cloned())
+    }
+
+    async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {
+        let inner = self.lock()?;
+        let stored = inner.shows.get(show_id).ok_or_else(|| anyhow::anyhow!("no show {show_id}"))?;
+        replay(&stored.journal)
+    }
+
+    async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {
+        let Some(first) = transitions.first() else { return Ok(()) };
+        let mut inner = self.lock()?;
+        let stored = inner.shows.get(show_id).ok_or_else(|| anyhow::anyhow!("no show {show_id}"))?;
+        let consecutive = transitions.iter().zip(first.version..).all(|(t, version)| t.version == version);
+        if !consecutive || stored.journal.len() as i64 != first.version - 1 {
+            return Err(CommitError::Stale(format!("show {show_id} is no longer at version {}", first.version - 1)));
+        }
+        for transition in transitions.iter() {
+            if let Change::Created { hold } = &transition.change
+                && inner.hold_ids.contains_key(&hold.id)
+            {
+                return Err(CommitError::HoldIdTaken(hold.id.clone()));
+            }
+        }
+        for transition in transitions.iter() {
+            match &transition.change {
+                Change::Created { hold } => {
+                    inner.hold_ids.insert(hold.id.clone(), show_id.to_owned());
+                    inner.add_outbox(show_id, &hold.id, hold.expires_at);
+                }
+                Change::Extended { hold, to, .. } => inner.add_outbox(show_id, hold, *to),
+                _ => {}
+            }
+        }
+        let stored = inner.shows.get_mut(show_id).ok_or_else(|| anyhow::anyhow!("no show {show_id}"))?;
+        stored.journal.extend(transitions.iter().cloned());
+        Ok(())
+    }
+
+    async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>> {
+        let inner = self.lock()?;
+        let mut due: Vec<_> = inner.outbox.iter().filter(|(_, entry)| !entry.done && entry.deadline <= now).collect();
+        due.sort_by_key(|(seq, entry)| (entry.deadline, **seq));
+        Ok(due
+            .into_iter()
+            .take(limit)
+            .map(|(seq, entry)| DueExpiry {
+                seq: *seq,
+                show_id: entry.show_id.clone(),
+                hold_id: entry.hold_id.clone(),
+                deadline: entry.deadline,
+                idempotency_key: format!("expire:{}:{}", entry.hold_id, entry.deadline.0),
+            })
+            .collect())
+    }
+
+    async fn finish_expiries(&self, seqs: Vec<i64>, _now: ServerMillis) -> anyhow::Result<()> {
+        let mut inner = self.lock()?;
+        for seq in seqs {
+            if let Some(entry) = inner.outbox.get_mut(&seq) {
+                entry.done = true;
+            }
+        }
+        Ok(())
+    }
+}
