@@ -9,9 +9,9 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use seat_state::wire::ShowSummary;
-use seat_state::{Change, Hold, HoldId, HoldStatus, ServerMillis, Show};
+use seat_state::{Change, HoldId, ServerMillis, Show};
 
-use super::{CommitError, CreateShow, DueExpiry, LoadedHolds, Store, Transition};
+use super::{CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition, replay};
 
 /// Every show, session, hold id and outbox entry.
 #[derive(Clone, Default)]
@@ -45,38 +45,6 @@ impl MemoryStore {
     fn lock(&self) -> anyhow::Result<MutexGuard<'_, Inner>> {
         self.0.lock().map_err(|_| anyhow::anyhow!("memory store lock poisoned"))
     }
-
-    /// Every transition of a show, oldest first: the audit journal.
-    pub fn journal(&self, show_id: &str) -> anyhow::Result<Vec<Transition>> {
-        Ok(self.lock()?.shows.get(show_id).map(|stored| stored.journal.clone()).unwrap_or_default())
-    }
-}
-
-/// The holds a journal describes, as the SQLite store rebuilds them.
-fn replay(journal: &[Transition]) -> anyhow::Result<LoadedHolds> {
-    let mut holds: Vec<Hold> = Vec::new();
-    let mut by_id: HashMap<HoldId, usize> = HashMap::new();
-    for transition in journal {
-        if let Change::Created { hold } = &transition.change {
-            by_id.insert(hold.id.clone(), holds.len());
-            holds.push(hold.clone());
-            continue;
-        }
-        let id = transition.change.hold_id();
-        let hold = by_id
-            .get(id)
-            .and_then(|&at| holds.get_mut(at))
-            .ok_or_else(|| anyhow::anyhow!("journal names unknown hold {id}"))?;
-        match transition.change {
-            Change::Created { .. } => {}
-            Change::Extended { to, extensions, .. } => (hold.expires_at, hold.extensions) = (to, extensions),
-            Change::Confirmed { late, .. } => (hold.stored_status, hold.late) = (HoldStatus::Confirmed, late),
-            Change::Released { .. } => hold.stored_status = HoldStatus::Released,
-            Change::Expired { .. } => hold.stored_status = HoldStatus::Expired,
-        }
-    }
-    let latest_at = journal.iter().map(|transition| transition.at).max();
-    Ok(LoadedHolds { version: journal.len() as i64, holds, latest_at })
 }
 
 impl Inner {
@@ -135,7 +103,14 @@ impl Store for MemoryStore {
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {
         let inner = self.lock()?;
         let stored = inner.shows.get(show_id).ok_or_else(|| anyhow::anyhow!("no show {show_id}"))?;
-        replay(&stored.journal)
+        let entries: Vec<JournalEntry> = stored.journal.iter().map(JournalEntry::from).collect();
+        replay(stored.journal.len() as i64, &entries)
+    }
+
+    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
+        let inner = self.lock()?;
+        let journal = inner.shows.get(show_id).map(|stored| stored.journal.as_slice()).unwrap_or_default();
+        Ok(journal.iter().filter(|t| t.version > after_version).map(JournalEntry::from).collect())
     }
 
     async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {

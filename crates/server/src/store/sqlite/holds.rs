@@ -7,14 +7,12 @@
 //! replaying the journal; nothing is updated in place, so a commit writes a
 //! few appended pages instead of scattered index pages.
 
-use std::collections::HashMap;
-
 use rusqlite::{Connection, Transaction, params};
 use serde_json::json;
 
-use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, SeatId, ServerMillis};
+use seat_state::{AreaId, Change, HoldId, HolderId, Quantity, SeatId, ServerMillis};
 
-use crate::store::{CommitError, LoadedHolds, Transition};
+use crate::store::{CommitError, JournalAction, JournalEntry, LoadedHolds, Transition, replay};
 
 /// Runs a statement through the connection's statement cache (parsed once).
 fn exec(tx: &Transaction<'_>, sql: &str, params: impl rusqlite::Params) -> Result<usize, CommitError> {
@@ -121,58 +119,48 @@ struct Places {
 /// A show's version and its holds, oldest first, rebuilt from the journal.
 pub fn load(connection: &Connection, show_id: &str) -> anyhow::Result<LoadedHolds> {
     let version = connection.query_row("SELECT version FROM shows WHERE id = ?1", [show_id], |row| row.get(0))?;
-    let mut latest_at: Option<ServerMillis> = None;
-    let mut holds: Vec<Hold> = Vec::new();
-    let mut by_id: HashMap<String, usize> = HashMap::new();
-    let mut statement = connection.prepare(
-        "SELECT at, hold_id, holder_id, action, places, expires_at, extensions, late, version
-         FROM journal WHERE show_id = ?1 ORDER BY version",
+    replay(version, &journal(connection, show_id, 0)?)
+}
+
+/// A show's journal entries after `after`, oldest first.
+pub fn journal(connection: &Connection, show_id: &str, after: i64) -> anyhow::Result<Vec<JournalEntry>> {
+    let mut statement = connection.prepare_cached(
+        "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
+         FROM journal WHERE show_id = ?1 AND version > ?2 ORDER BY version",
     )?;
-    let mut rows = statement.query([show_id])?;
+    let mut rows = statement.query(params![show_id, after])?;
+    let mut entries = Vec::new();
     while let Some(row) = rows.next()? {
-        let (at, hold_id, action): (i64, String, String) = (row.get(0)?, row.get(1)?, row.get(3)?);
-        latest_at = latest_at.max(Some(ServerMillis(at)));
-        if action == "created" {
-            let places: Places = serde_json::from_str(&row.get::<_, String>(4)?)?;
-            by_id.insert(hold_id.clone(), holds.len());
-            holds.push(Hold {
-                id: HoldId::parse(&hold_id)?,
-                holder: HolderId::new(row.get::<_, String>(2)?),
-                seats: places.seats.iter().map(|seat| SeatId::parse(seat)).collect::<Result<_, _>>()?,
-                areas: places
-                    .areas
-                    .iter()
-                    .map(|(area, quantity)| {
-                        let quantity = Quantity::new(*quantity).ok_or_else(|| anyhow::anyhow!("zero quantity"))?;
-                        Ok((AreaId::parse(area)?, quantity))
-                    })
-                    .collect::<anyhow::Result<_>>()?,
-                created_at: ServerMillis(at),
-                created_version: row.get(8)?,
-                expires_at: ServerMillis(row.get(5)?),
-                extensions: 0,
-                stored_status: HoldStatus::Held,
-                late: false,
-            });
-            continue;
-        }
-        let hold = by_id
-            .get(&hold_id)
-            .and_then(|&at| holds.get_mut(at))
-            .ok_or_else(|| anyhow::anyhow!("journal of {show_id} names unknown hold {hold_id}"))?;
-        match action.as_str() {
-            "extended" => {
-                hold.expires_at = ServerMillis(row.get(5)?);
-                hold.extensions = row.get(6)?;
+        let action: String = row.get(4)?;
+        let action = match action.as_str() {
+            "created" => {
+                let places: Places = serde_json::from_str(&row.get::<_, String>(5)?)?;
+                JournalAction::Created {
+                    seats: places.seats.iter().map(|seat| SeatId::parse(seat)).collect::<Result<_, _>>()?,
+                    areas: places
+                        .areas
+                        .iter()
+                        .map(|(area, quantity)| {
+                            let quantity = Quantity::new(*quantity).ok_or_else(|| anyhow::anyhow!("zero quantity"))?;
+                            Ok((AreaId::parse(area)?, quantity))
+                        })
+                        .collect::<anyhow::Result<_>>()?,
+                    expires_at: ServerMillis(row.get(6)?),
+                }
             }
-            "confirmed" => {
-                hold.stored_status = HoldStatus::Confirmed;
-                hold.late = row.get(7)?;
-            }
-            "released" => hold.stored_status = HoldStatus::Released,
-            "expired" => hold.stored_status = HoldStatus::Expired,
+            "extended" => JournalAction::Extended { expires_at: ServerMillis(row.get(6)?), extensions: row.get(7)? },
+            "confirmed" => JournalAction::Confirmed { late: row.get(8)? },
+            "released" => JournalAction::Released,
+            "expired" => JournalAction::Expired,
             other => anyhow::bail!("journal of {show_id} has unknown action {other:?}"),
-        }
+        };
+        entries.push(JournalEntry {
+            version: row.get(0)?,
+            at: ServerMillis(row.get(1)?),
+            hold_id: HoldId::parse(&row.get::<_, String>(2)?)?,
+            holder: HolderId::new(row.get::<_, String>(3)?),
+            action,
+        });
     }
-    Ok(LoadedHolds { version, holds, latest_at })
+    Ok(entries)
 }

@@ -14,7 +14,7 @@ use rusqlite_migration::{M, Migrations};
 use seat_state::wire::{ShowInput, ShowSummary};
 use seat_state::{ServerMillis, Show};
 
-use super::{CommitError, CreateShow, DueExpiry, LoadedHolds, Store, Transition};
+use super::{CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition};
 use seat_state::HoldId;
 
 mod holds;
@@ -177,6 +177,11 @@ impl Store for SqliteStore {
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {
         let show_id = show_id.to_owned();
         self.with(move |connection| holds::load(connection, &show_id)).await
+    }
+
+    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
+        let show_id = show_id.to_owned();
+        self.with(move |connection| holds::journal(connection, &show_id, after_version)).await
     }
 
     async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {

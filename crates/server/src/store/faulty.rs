@@ -1,0 +1,133 @@
+//! A store that fails when told to: for tests and the simulator, which must
+//! see how the engine behaves when storage breaks mid-sale.
+
+use std::sync::{Arc, Mutex};
+
+use async_trait::async_trait;
+
+use seat_state::wire::ShowSummary;
+use seat_state::{ServerMillis, Show};
+
+use super::{CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition};
+
+/// How the next commit goes wrong.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommitFault {
+    /// Nothing is written and the commit reports a failure.
+    Lost,
+    /// Everything is written, yet the commit reports a failure (the answer
+    /// was lost on the way back): the caller cannot tell from the error.
+    Ambiguous,
+}
+
+/// Faults waiting to happen, each used up by the call it breaks.
+#[derive(Debug, Default, Clone)]
+pub struct Faults {
+    pub commits: Vec<CommitFault>,
+    /// How many of the next `load_holds` calls fail.
+    pub loads: usize,
+}
+
+/// Wraps a store; clones share the faults.
+#[derive(Clone)]
+pub struct FaultyStore {
+    inner: Arc<dyn Store>,
+    faults: Arc<Mutex<Faults>>,
+}
+
+impl FaultyStore {
+    pub fn new(inner: Arc<dyn Store>) -> Self {
+        Self { inner, faults: Arc::default() }
+    }
+
+    /// Makes the next commit fail this way (after any already planned).
+    pub fn fail_commit(&self, fault: CommitFault) {
+        if let Ok(mut faults) = self.faults.lock() {
+            faults.commits.push(fault);
+        }
+    }
+
+    /// Makes the next `count` loads of a show's holds fail.
+    pub fn fail_loads(&self, count: usize) {
+        if let Ok(mut faults) = self.faults.lock() {
+            faults.loads += count;
+        }
+    }
+
+    /// Forgets every planned fault.
+    pub fn heal(&self) {
+        if let Ok(mut faults) = self.faults.lock() {
+            *faults = Faults::default();
+        }
+    }
+
+    fn next_commit_fault(&self) -> Option<CommitFault> {
+        let mut faults = self.faults.lock().ok()?;
+        (!faults.commits.is_empty()).then(|| faults.commits.remove(0))
+    }
+
+    fn next_load_fails(&self) -> bool {
+        self.faults.lock().is_ok_and(|mut faults| {
+            let fail = faults.loads > 0;
+            faults.loads = faults.loads.saturating_sub(1);
+            fail
+        })
+    }
+}
+
+#[async_trait]
+impl Store for FaultyStore {
+    async fn ping(&self) -> anyhow::Result<()> {
+        self.inner.ping().await
+    }
+
+    async fn create_show(&self, show: &Show, now: ServerMillis) -> anyhow::Result<CreateShow> {
+        self.inner.create_show(show, now).await
+    }
+
+    async fn list_shows(&self) -> anyhow::Result<Vec<ShowSummary>> {
+        self.inner.list_shows().await
+    }
+
+    async fn show(&self, show_id: &str) -> anyhow::Result<Option<Show>> {
+        self.inner.show(show_id).await
+    }
+
+    async fn create_session(&self, token_sha256: &str, holder_id: &str, now: ServerMillis) -> anyhow::Result<()> {
+        self.inner.create_session(token_sha256, holder_id, now).await
+    }
+
+    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>> {
+        self.inner.session_holder(token_sha256).await
+    }
+
+    async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {
+        if self.next_load_fails() {
+            anyhow::bail!("injected fault: loading {show_id} failed");
+        }
+        self.inner.load_holds(show_id).await
+    }
+
+    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
+        self.inner.journal(show_id, after_version).await
+    }
+
+    async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {
+        match self.next_commit_fault() {
+            None => self.inner.commit(show_id, transitions).await,
+            Some(CommitFault::Lost) => Err(anyhow::anyhow!("injected fault: commit lost").into()),
+            Some(CommitFault::Ambiguous) => {
+                self.inner.commit(show_id, transitions).await?;
+                Err(anyhow::anyhow!("injected fault: commit written, answer lost").into())
+            }
+        }
+    }
+
+    async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>> {
+        self.inner.due_expiries(now, limit).await
+    }
+
+    async fn finish_expiries(&self, seqs: Vec<i64>, now: ServerMillis) -> anyhow::Result<()> {
+        self.inner.finish_expiries(seqs, now).await
+    }
+}
