@@ -1,0 +1,208 @@
+//! The invariants, checked after every step:
+//!
+//! - the stored journal is a history the rules allow, each entry at its own
+//!   instant, instants never going back per show (the oracle): so no seat is
+//!   ever in two active holds, no area over capacity, no confirmed hold
+//!   changed again, no hold id in two shows;
+//! - every acknowledged hold and confirmation is in the store;
+//! - the seat map the server answers equals the journal replayed;
+//! - a viewer resuming after version N gets every version after N, or a
+//!   fresh snapshot, never a replay with holes;
+//! - every acknowledged hold is found by its holder (no ghosts), checked
+//!   every few steps and after the final restart.
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use tokio::sync::broadcast::error::TryRecvError;
+
+use seathold_server::clock::Clock;
+use seathold_server::engine::events::Start;
+
+use crate::Failure;
+use crate::driver::Sim;
+use crate::oracle::Status;
+use crate::requests::{Ask, Spec};
+use crate::world::World;
+
+/// Steps between ghost checks (a list of holds per customer).
+const GHOST_CHECK_EVERY: usize = 25;
+
+impl Sim {
+    pub async fn check(&mut self) -> Result<(), Box<Failure>> {
+        if let Some(gap) = self.replay_gap.take() {
+            return Err(self.fail(format!("a resuming viewer would miss changes: {gap}")));
+        }
+        self.check_journal().await?;
+        self.check_acks()?;
+        self.check_seat_maps().await?;
+        self.drain_viewers();
+        if self.step % GHOST_CHECK_EVERY == 0 {
+            self.check_no_ghosts().await?;
+        }
+        Ok(())
+    }
+
+    async fn check_journal(&mut self) -> Result<(), Box<Failure>> {
+        let shows: Vec<(String, i64)> = self.oracle.shows.iter().map(|(id, show)| (id.clone(), show.version)).collect();
+        for (show, version) in shows {
+            let entries = self.world.truth.journal(&show, version).await.map_err(|e| self.fail(format!("{e:#}")))?;
+            self.oracle.check(&show, &entries).map_err(|why| self.fail(format!("the journal breaks a rule: {why}")))?;
+        }
+        Ok(())
+    }
+
+    fn check_acks(&self) -> Result<(), Box<Failure>> {
+        for (at, customer) in self.customers.iter().enumerate() {
+            for (id, ack) in &customer.acked {
+                let stored = self
+                    .oracle
+                    .shows
+                    .get(&ack.show)
+                    .and_then(|show| show.holds.iter().find(|(hold, _)| hold.as_str() == id).map(|(_, hold)| hold));
+                let Some(stored) = stored else {
+                    return Err(self.fail(format!("c{at}'s acknowledged hold {id} is not in the store")));
+                };
+                if stored.holder.as_str() != customer.holder_id {
+                    return Err(self.fail(format!("c{at}'s acknowledged hold {id} is stored for another holder")));
+                }
+                if ack.confirmed && stored.status != Status::Confirmed {
+                    return Err(self.fail(format!("c{at}'s confirmed hold {id} is stored {:?}", stored.status)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Only while no write can be on its way to a writer: every request
+    /// either finished or waits for its body, so the answer is at the
+    /// journal's latest version.
+    async fn check_seat_maps(&mut self) -> Result<(), Box<Failure>> {
+        for show in self.oracle.shows.keys().cloned().collect::<Vec<_>>() {
+            let request = Request::get(format!("/api/shows/{show}/seats")).body(Body::empty()).unwrap_or_default();
+            let answer = World::send(self.world.router.clone(), request).await;
+            if answer.status == StatusCode::SERVICE_UNAVAILABLE {
+                continue;
+            }
+            let model = &self.oracle.shows[&show];
+            let version = answer.body["version"].as_i64();
+            if version != Some(model.version) {
+                return Err(
+                    self.fail(format!("{show}'s seat map is at version {version:?}, its journal at {}", model.version))
+                );
+            }
+            let expected = model.seat_facts();
+            for seat in answer.body["seats"].as_array().into_iter().flatten() {
+                let id = seat["id"].as_str().unwrap_or_default();
+                let got = (seat["sold"].as_bool().unwrap_or(false), seat["holdExpiresAt"].as_i64());
+                let want = expected.iter().find(|(s, _)| s.as_str() == id).map_or((false, None), |(_, f)| *f);
+                if got != want {
+                    return Err(self.fail(format!("{show} seat {id}: the server says {got:?}, the journal {want:?}")));
+                }
+            }
+            let areas = model.area_facts();
+            for area in answer.body["areas"].as_array().into_iter().flatten() {
+                let id = area["id"].as_str().unwrap_or_default();
+                let mut holds: Vec<(i64, u32)> = area["holds"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|h| (h["expiresAt"].as_i64().unwrap_or(0), h["quantity"].as_u64().unwrap_or(0) as u32))
+                    .collect();
+                holds.sort_unstable();
+                let got = (area["sold"].as_u64().unwrap_or(0) as u32, holds);
+                let want = areas.iter().find(|(a, _)| a.as_str() == id).map(|(_, f)| f.clone()).unwrap_or_default();
+                if got != want {
+                    return Err(self.fail(format!("{show} area {id}: the server says {got:?}, the journal {want:?}")));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn drain_viewers(&mut self) {
+        for viewer in self.viewers.values_mut() {
+            let Some(changes) = viewer.changes.as_mut() else { continue };
+            loop {
+                match changes.try_recv() {
+                    Ok(event) => viewer.last = viewer.last.max(Some(event.version)),
+                    Err(TryRecvError::Empty) => break,
+                    Err(TryRecvError::Lagged(_) | TryRecvError::Closed) => {
+                        viewer.changes = None;
+                        break;
+                    }
+                }
+            }
+        }
+    }
+
+    /// A viewer reconnects with the last version it has (`Last-Event-ID`).
+    pub async fn reconnect_viewer(&mut self) {
+        self.drain_viewers();
+        let shows: Vec<String> = self.viewers.keys().cloned().collect();
+        let show = shows[self.rng.usize(0..shows.len())].clone();
+        let after = self.viewers[&show].last;
+        let now = self.world.clock.now();
+        let subscribed = match self.world.state.engines.show(&show).await {
+            Ok(Some(handle)) => handle.subscribe(None, after, now).await.ok(),
+            _ => None,
+        };
+        let Some(subscription) = subscribed else { return };
+        let start = match &subscription.start {
+            Start::Snapshot(map) => {
+                self.note(format!("viewer of {show} after {after:?}: snapshot at v{}", map.version));
+                Some(map.version)
+            }
+            Start::Replay(events) => {
+                let versions: Vec<i64> = events.iter().map(|event| event.version).collect();
+                self.note(format!("viewer of {show} after {after:?}: replay {versions:?}"));
+                let first = after.unwrap_or(0) + 1;
+                let whole = versions.iter().copied().eq(first..first + versions.len() as i64);
+                if !whole {
+                    self.replay_gap = Some(format!("{show}: replay after {after:?} is {versions:?}"));
+                }
+                versions.last().copied().or(after)
+            }
+        };
+        let viewer = self.viewers.get_mut(&show);
+        if let Some(viewer) = viewer {
+            viewer.last = start;
+            viewer.changes = Some(subscription.changes);
+        }
+    }
+
+    /// Every customer's list of holds has every hold it was acknowledged.
+    async fn check_no_ghosts(&mut self) -> Result<(), Box<Failure>> {
+        for at in 0..self.customers.len() {
+            let spec = Spec { customer: at, ask: Ask::List };
+            let (request, _) = spec.request(&self.customers[at].token, false);
+            let answer = World::send(self.world.router.clone(), request).await;
+            if answer.status == StatusCode::SERVICE_UNAVAILABLE {
+                continue;
+            }
+            let listed: Vec<&str> =
+                answer.body["holds"].as_array().into_iter().flatten().filter_map(|h| h["holdId"].as_str()).collect();
+            if let Some(ghost) = self.customers[at].acked.keys().find(|id| !listed.contains(&id.as_str())) {
+                return Err(self.fail(format!("ghost hold: c{at}'s acknowledged hold {ghost} is not in its list")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Every held-back body arrives, storage heals, the server restarts once
+    /// more, and everything acknowledged must still be there.
+    pub async fn finish(&mut self) -> Result<(), Box<Failure>> {
+        for flight in &mut self.in_flight {
+            if let Some((sender, bytes)) = flight.slow_body.take() {
+                drop(sender.send(bytes));
+            }
+        }
+        self.settle().await?;
+        self.check().await?;
+        self.check_no_ghosts().await?;
+        self.world.faulty.heal();
+        self.world.restart();
+        self.settle().await?;
+        self.check().await?;
+        self.check_no_ghosts().await
+    }
+}

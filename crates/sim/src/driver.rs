@@ -1,0 +1,383 @@
+//! The simulation loop: one seeded choice per step, then let every task run
+//! until it waits, read the answers, and check the invariants.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::http::{Request, StatusCode};
+use tokio::sync::broadcast;
+use tokio::task::JoinHandle;
+
+use seat_state::wire::ChangeEvent;
+use seathold_server::store::CommitFault;
+
+use crate::oracle::Oracle;
+use crate::requests::{Ack, Ask, Customer, InFlight, Spec};
+use crate::world::{Answer, World};
+use crate::{Config, Failure, Report, SETTLE};
+
+const CUSTOMERS: usize = 6;
+/// Trace lines kept for a failure report.
+const TRACE: usize = 60;
+
+/// A live viewer of one show: the last version it has.
+#[derive(Default)]
+pub struct Viewer {
+    pub last: Option<i64>,
+    pub changes: Option<broadcast::Receiver<Arc<ChangeEvent>>>,
+}
+
+pub struct Sim {
+    pub config: Config,
+    pub rng: fastrand::Rng,
+    pub world: World,
+    pub customers: Vec<Customer>,
+    pub in_flight: Vec<InFlight>,
+    pub sweeps: Vec<JoinHandle<anyhow::Result<usize>>>,
+    pub oracle: Oracle,
+    pub viewers: BTreeMap<String, Viewer>,
+    pub report: Report,
+    pub step: usize,
+    /// A resuming viewer's replay that missed versions, reported by `check`.
+    pub replay_gap: Option<String>,
+    trace: VecDeque<String>,
+}
+
+impl Sim {
+    pub async fn new(config: Config) -> anyhow::Result<Self> {
+        let world = World::new(config.store).await?;
+        let mut oracle = Oracle::default();
+        let mut viewers = BTreeMap::new();
+        for show in &world.shows {
+            oracle.add_show(show);
+            viewers.insert(show.id.to_string(), Viewer::default());
+        }
+        let mut sim = Self {
+            rng: fastrand::Rng::with_seed(config.seed),
+            config,
+            world,
+            customers: Vec::new(),
+            in_flight: Vec::new(),
+            sweeps: Vec::new(),
+            oracle,
+            viewers,
+            report: Report::default(),
+            step: 0,
+            replay_gap: None,
+            trace: VecDeque::new(),
+        };
+        for _ in 0..CUSTOMERS {
+            let request = Request::post("/api/sessions").body(Body::empty())?;
+            let answer = World::send(sim.world.router.clone(), request).await;
+            let token = answer.body["token"].as_str().ok_or_else(|| anyhow::anyhow!("no session: {answer:?}"))?;
+            let holder_id = answer.body["holderId"].as_str().unwrap_or_default().to_owned();
+            let customer = Customer {
+                token: token.to_owned(),
+                holder_id,
+                acked: BTreeMap::new(),
+                retries: Vec::new(),
+                next_id: 0,
+            };
+            sim.customers.push(customer);
+        }
+        Ok(sim)
+    }
+
+    pub fn note(&mut self, line: String) {
+        if self.trace.len() == TRACE {
+            self.trace.pop_front();
+        }
+        self.trace.push_back(format!("[{}] t+{} {line}", self.step, self.world.clock_offset()));
+    }
+
+    pub fn fail(&self, message: String) -> Box<Failure> {
+        Box::new(Failure {
+            config: self.config.clone(),
+            step: self.step,
+            message,
+            trace: self.trace.iter().cloned().collect(),
+        })
+    }
+
+    pub async fn run(&mut self) -> Result<Report, Box<Failure>> {
+        for step in 0..self.config.steps {
+            self.step = step;
+            self.act().await;
+            self.settle().await?;
+            self.check().await?;
+        }
+        self.finish().await?;
+        self.report.steps = self.config.steps;
+        self.report.transitions = self.oracle.shows.values().map(|show| show.version).sum();
+        Ok(self.report.clone())
+    }
+
+    /// Lets every task run until all of them wait, then reads what finished.
+    pub async fn settle(&mut self) -> Result<(), Box<Failure>> {
+        tokio::time::sleep(SETTLE).await;
+        let (done, waiting): (Vec<_>, Vec<_>) = self.in_flight.drain(..).partition(|f| f.handle.is_finished());
+        self.in_flight = waiting;
+        for finished in done {
+            let answer = finished.handle.await.map_err(|error| self.fail(format!("request task failed: {error}")))?;
+            self.report.requests += 1;
+            self.answered(finished.spec, answer)?;
+        }
+        let (done, waiting): (Vec<_>, Vec<_>) = self.sweeps.drain(..).partition(JoinHandle::is_finished);
+        self.sweeps = waiting;
+        for sweep in done {
+            match sweep.await {
+                Ok(Ok(handled)) => self.note(format!("sweep handled {handled}")),
+                Ok(Err(error)) => self.note(format!("sweep failed: {error:#}")),
+                Err(error) => return Err(self.fail(format!("sweep task failed: {error}"))),
+            }
+        }
+        Ok(())
+    }
+
+    /// One seeded choice.
+    async fn act(&mut self) {
+        self.move_clock();
+        let roll = self.rng.u32(0..100);
+        match roll {
+            0..45 => {
+                let spec = self.new_spec();
+                self.send(spec);
+                self.maybe_drop_soon().await;
+            }
+            45..57 => {
+                self.deliver_body();
+                self.maybe_drop_soon().await;
+            }
+            57..63 => self.drop_request(),
+            63..73 => self.retry(),
+            73..78 => self.sweep(),
+            78..83 => self.reconnect_viewer().await,
+            83..86 => self.inject_fault(),
+            86..87 => self.restart(),
+            _ => {}
+        }
+    }
+
+    fn move_clock(&mut self) {
+        let roll = self.rng.u32(0..100);
+        let millis = match roll {
+            0..50 => i64::from(self.rng.u32(0..=40)),
+            50..60 => i64::from(self.rng.u32(200..=2500)),
+            60..63 => {
+                self.report.clock_steps_back += 1;
+                -i64::from(self.rng.u32(100..=3000))
+            }
+            _ => 0,
+        };
+        if millis != 0 {
+            self.world.clock.advance(millis);
+            if millis < 0 {
+                self.note(format!("clock steps back {millis} ms"));
+            }
+        }
+    }
+
+    fn new_spec(&mut self) -> Spec {
+        let customer = self.rng.usize(0..self.customers.len());
+        let known: Vec<String> = self.customers[customer].acked.keys().cloned().collect();
+        let pick = |rng: &mut fastrand::Rng| known.get(rng.usize(0..known.len().max(1))).cloned();
+        let ask = match self.rng.u32(0..100) {
+            0..50 => self.new_hold(customer),
+            50..60 => pick(&mut self.rng).map_or(Ask::List, Ask::Extend),
+            60..72 => pick(&mut self.rng).map_or(Ask::List, Ask::Confirm),
+            72..82 => pick(&mut self.rng).map_or(Ask::List, Ask::Release),
+            82..90 => pick(&mut self.rng).map_or(Ask::List, Ask::Get),
+            90..95 => Ask::List,
+            _ => Ask::SeatMap(self.random_show().0),
+        };
+        Spec { customer, ask }
+    }
+
+    fn random_show(&mut self) -> (String, usize) {
+        let show = &self.world.shows[self.rng.usize(0..self.world.shows.len())];
+        (show.id.to_string(), show.seats.len())
+    }
+
+    fn new_hold(&mut self, customer: usize) -> Ask {
+        let (show, seat_count) = self.random_show();
+        let mut seats: Vec<String> = Vec::new();
+        for _ in 0..self.rng.usize(0..=2) {
+            let seat = format!("S{}", self.rng.usize(1..=seat_count));
+            if !seats.contains(&seat) {
+                seats.push(seat);
+            }
+        }
+        let floor = if seats.is_empty() || self.rng.u32(0..5) == 0 { self.rng.u32(1..=2) } else { 0 };
+        let roll = self.rng.u32(0..100);
+        let buyer = &mut self.customers[customer];
+        let hold_id = match roll {
+            // Reuses one of its holds' ids, maybe in the other show: a replay or a mismatch.
+            0..6 if !buyer.acked.is_empty() => buyer.acked.keys().nth(roll as usize % buyer.acked.len()).cloned(),
+            // The server makes the id (such a request cannot be retried safely).
+            6..14 => None,
+            _ => {
+                buyer.next_id += 1;
+                Some(format!("c{customer}-hold-{:04}", buyer.next_id))
+            }
+        };
+        Ask::Hold { show, hold_id, seats, floor }
+    }
+
+    fn send(&mut self, spec: Spec) {
+        let slow = matches!(spec.ask, Ask::Hold { .. }) && self.rng.u32(0..100) < 15;
+        let (request, slow_body) = spec.request(&self.customers[spec.customer].token, slow);
+        self.note(format!("c{} sends {:?}{}", spec.customer, spec.ask, if slow { " (body held back)" } else { "" }));
+        if slow {
+            self.report.slow_bodies += 1;
+        }
+        let handle = tokio::spawn(World::send(self.world.router.clone(), request));
+        self.in_flight.push(InFlight { spec, handle, slow_body });
+    }
+
+    fn deliver_body(&mut self) {
+        let waiting: Vec<usize> =
+            (0..self.in_flight.len()).filter(|&at| self.in_flight[at].slow_body.is_some()).collect();
+        let Some(&at) = waiting.get(self.rng.usize(0..waiting.len().max(1))) else { return };
+        if let Some((sender, bytes)) = self.in_flight[at].slow_body.take() {
+            let line =
+                format!("c{}'s body arrives for {:?}", self.in_flight[at].spec.customer, self.in_flight[at].spec.ask);
+            drop(sender.send(bytes));
+            self.note(line);
+            // Last in the list, where a drop right after its arrival looks.
+            let flight = self.in_flight.remove(at);
+            self.in_flight.push(flight);
+        }
+    }
+
+    /// Sometimes the connection of the request just sent (or whose body just
+    /// arrived) drops a few scheduler rounds later: anywhere between the
+    /// route, the writer's queue, the commit and the answer.
+    async fn maybe_drop_soon(&mut self) {
+        if self.in_flight.is_empty() || self.rng.u32(0..100) >= 12 {
+            return;
+        }
+        for _ in 0..self.rng.u32(0..8) {
+            tokio::task::yield_now().await;
+        }
+        let last = self.in_flight.len() - 1;
+        if self.in_flight[last].slow_body.is_none() && !self.in_flight[last].handle.is_finished() {
+            self.drop_at(last);
+        }
+    }
+
+    /// The client's connection drops: the server never answers it.
+    fn drop_request(&mut self) {
+        if !self.in_flight.is_empty() {
+            let at = self.rng.usize(0..self.in_flight.len());
+            self.drop_at(at);
+        }
+    }
+
+    fn drop_at(&mut self, at: usize) {
+        let dropped = self.in_flight.swap_remove(at);
+        dropped.handle.abort();
+        self.report.dropped += 1;
+        self.note(format!("c{}'s connection drops during {:?}", dropped.spec.customer, dropped.spec.ask));
+        let retriable = !matches!(dropped.spec.ask, Ask::Hold { hold_id: None, .. });
+        if retriable && self.rng.bool() {
+            self.customers[dropped.spec.customer].retries.push(dropped.spec);
+        }
+    }
+
+    fn retry(&mut self) {
+        let waiting: Vec<usize> =
+            (0..self.customers.len()).filter(|&c| !self.customers[c].retries.is_empty()).collect();
+        let Some(&customer) = waiting.get(self.rng.usize(0..waiting.len().max(1))) else { return };
+        let spec = self.customers[customer].retries.remove(0);
+        self.note(format!("c{customer} retries"));
+        self.send(spec);
+    }
+
+    fn sweep(&mut self) {
+        let (store, engines, clock) =
+            (Arc::clone(&self.world.state.store), Arc::clone(&self.world.state.engines), self.world.clock.clone());
+        self.note("sweep round".to_owned());
+        self.sweeps
+            .push(tokio::spawn(async move { seathold_server::sweep::round(store.as_ref(), &engines, &clock).await }));
+    }
+
+    fn inject_fault(&mut self) {
+        self.report.faults += 1;
+        let fault = match self.rng.u32(0..3) {
+            0 => CommitFault::Lost,
+            _ => CommitFault::Ambiguous,
+        };
+        self.world.faulty.fail_commit(fault);
+        let reload_fails = self.rng.u32(0..3) == 0;
+        if reload_fails {
+            self.world.faulty.fail_loads(self.rng.usize(1..=2));
+        }
+        self.note(format!("next commit fails: {fault:?}; reload fails too: {reload_fails}"));
+    }
+
+    /// The process dies: requests in flight are lost, memory is gone.
+    fn restart(&mut self) {
+        self.report.restarts += 1;
+        for lost in self.in_flight.drain(..) {
+            lost.handle.abort();
+            let retriable = !matches!(lost.spec.ask, Ask::Hold { hold_id: None, .. });
+            if retriable {
+                self.customers[lost.spec.customer].retries.push(lost.spec);
+            }
+        }
+        for sweep in self.sweeps.drain(..) {
+            sweep.abort();
+        }
+        for viewer in self.viewers.values_mut() {
+            viewer.changes = None;
+        }
+        self.world.restart();
+        self.note("restart".to_owned());
+    }
+
+    /// Reads an answer: remembers acknowledged holds, catches ghosts and 500s.
+    fn answered(&mut self, spec: Spec, answer: Answer) -> Result<(), Box<Failure>> {
+        let status = answer.status;
+        self.note(format!("c{} got {} {} for {:?}", spec.customer, status.as_u16(), answer.code(), spec.ask));
+        let header = answer.headers.get("x-server-time").and_then(|v| v.to_str().ok()?.parse::<i64>().ok());
+        if let Some(body_time) = answer.body.get("serverTime").and_then(serde_json::Value::as_i64)
+            && header != Some(body_time)
+        {
+            return Err(self.fail(format!("X-Server-Time {header:?} differs from serverTime {body_time}")));
+        }
+        if status.is_server_error() && status != StatusCode::SERVICE_UNAVAILABLE {
+            return Err(self.fail(format!("{status} for {:?}: {}", spec.ask, answer.body)));
+        }
+        if status == StatusCode::SERVICE_UNAVAILABLE {
+            self.customers[spec.customer].retries.push(spec);
+            return Ok(());
+        }
+        let customer = &mut self.customers[spec.customer];
+        match &spec.ask {
+            Ask::Hold { show, .. } if status.is_success() => {
+                let id = answer.body["holdId"].as_str().unwrap_or_default().to_owned();
+                customer.acked.entry(id).or_insert(Ack { show: show.clone(), confirmed: false });
+            }
+            Ask::Confirm(id) if status == StatusCode::OK => {
+                if let Some(ack) = customer.acked.get_mut(id) {
+                    ack.confirmed = true;
+                }
+            }
+            _ => {}
+        }
+        let acked = spec.hold_id().is_some_and(|id| customer.acked.contains_key(id));
+        if acked && !matches!(spec.ask, Ask::Hold { .. }) && answer.code() == "no_hold" {
+            return Err(self.fail(format!("ghost hold: {:?} answered 404 no_hold for an acknowledged hold", spec.ask)));
+        }
+        Ok(())
+    }
+}
+
+impl World {
+    /// Milliseconds since the run began, for the trace.
+    pub fn clock_offset(&self) -> i64 {
+        use seathold_server::clock::Clock;
+        self.clock.now().0 - crate::world::T0.0
+    }
+}

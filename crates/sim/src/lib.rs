@@ -1,0 +1,93 @@
+//! A deterministic simulator for Seathold, in the spirit of FoundationDB's
+//! simulation tests and TigerBeetle's VOPR.
+//!
+//! One seed decides everything: which customer asks what, which request's
+//! body arrives late, which connection drops, when the clock jumps or steps
+//! back, when a commit or a reload fails, when the server restarts. The real
+//! router, engines, sweep and `seat-state` run on a single-threaded tokio
+//! runtime with a paused clock, so the same seed replays the same run.
+//! After every step the invariants are checked (see [`checks`]); a failure
+//! names its seed and the command that replays it.
+
+mod checks;
+mod driver;
+pub mod oracle;
+mod requests;
+pub mod world;
+
+use std::time::Duration;
+
+pub use world::StoreKind;
+
+/// One run.
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub seed: u64,
+    pub steps: usize,
+    pub store: StoreKind,
+}
+
+/// What a passing run did.
+#[derive(Debug, Clone, Default)]
+pub struct Report {
+    pub steps: usize,
+    /// HTTP requests answered (retries included).
+    pub requests: u64,
+    /// Journal entries written: the decisions that changed something.
+    pub transitions: i64,
+    pub dropped: u64,
+    pub slow_bodies: u64,
+    pub faults: u64,
+    pub restarts: u64,
+    pub clock_steps_back: u64,
+}
+
+/// A broken invariant, with what led to it.
+#[derive(Debug, Clone)]
+pub struct Failure {
+    pub config: Config,
+    pub step: usize,
+    pub message: String,
+    /// The last events before the failure, oldest first.
+    pub trace: Vec<String>,
+}
+
+impl Config {
+    /// The one-line command that replays this run.
+    pub fn replay_command(&self) -> String {
+        let store = match self.store {
+            StoreKind::Memory => "memory",
+            StoreKind::Sqlite => "sqlite",
+        };
+        format!("cargo xtask sim --seed {} --steps {} --store {store}", self.seed, self.steps)
+    }
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(f, "seed {} failed at step {}: {}", self.config.seed, self.step, self.message)?;
+        writeln!(f, "last events:")?;
+        for line in &self.trace {
+            writeln!(f, "  {line}")?;
+        }
+        write!(f, "replay: {}", self.config.replay_command())
+    }
+}
+
+/// Runs one seed to the end or to its first broken invariant.
+pub fn run(config: &Config) -> Result<Report, Box<Failure>> {
+    let failure = |message: String| Box::new(Failure { config: config.clone(), step: 0, message, trace: Vec::new() });
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .map_err(|error| failure(format!("no runtime: {error}")))?;
+    runtime.block_on(async {
+        let mut sim = driver::Sim::new(config.clone()).await.map_err(|error| failure(format!("{error:#}")))?;
+        sim.run().await
+    })
+}
+
+/// How long the paused runtime lets every task run before the driver goes
+/// on: the clock only advances once all of them wait.
+const SETTLE: Duration = Duration::from_millis(1);

@@ -1,0 +1,103 @@
+//! Simulated customers and their HTTP requests: what they ask, how the
+//! request travels (whole, or headers first and the body much later), and
+//! what they remember from the answers.
+
+use std::collections::BTreeMap;
+
+use axum::body::Body;
+use axum::http::Request;
+use bytes::Bytes;
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+use crate::world::Answer;
+
+/// What a customer asks for.
+#[derive(Debug, Clone)]
+pub enum Ask {
+    Hold { show: String, hold_id: Option<String>, seats: Vec<String>, floor: u32 },
+    Extend(String),
+    Confirm(String),
+    Release(String),
+    Get(String),
+    List,
+    SeatMap(String),
+}
+
+/// One request of one customer; resent as is when retried.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub customer: usize,
+    pub ask: Ask,
+}
+
+/// A request on its way.
+pub struct InFlight {
+    pub spec: Spec,
+    pub handle: JoinHandle<Answer>,
+    /// A body still held back, and where to send it.
+    pub slow_body: Option<(oneshot::Sender<Bytes>, Bytes)>,
+}
+
+/// A hold the server acknowledged to a customer (201, or 200 for a replay).
+#[derive(Debug, Clone)]
+pub struct Ack {
+    pub show: String,
+    pub confirmed: bool,
+}
+
+#[derive(Debug)]
+pub struct Customer {
+    pub token: String,
+    pub holder_id: String,
+    pub acked: BTreeMap<String, Ack>,
+    /// Requests to send again (dropped, or answered 503).
+    pub retries: Vec<Spec>,
+    pub next_id: u32,
+}
+
+impl Spec {
+    /// The HTTP request; with `slow`, the body is held back and returned.
+    pub fn request(&self, token: &str, slow: bool) -> (Request<Body>, Option<(oneshot::Sender<Bytes>, Bytes)>) {
+        let (method, path, body) = match &self.ask {
+            Ask::Hold { show, hold_id, seats, floor } => {
+                let mut body = json!({"seats": seats});
+                if *floor > 0 {
+                    body["areas"] = json!({"floor": floor});
+                }
+                if let Some(id) = hold_id {
+                    body["holdId"] = Value::from(id.as_str());
+                }
+                ("POST", format!("/api/shows/{show}/holds"), Some(body))
+            }
+            Ask::Extend(id) => ("POST", format!("/api/holds/{id}/extend"), None),
+            Ask::Confirm(id) => ("POST", format!("/api/holds/{id}/confirm"), None),
+            Ask::Release(id) => ("DELETE", format!("/api/holds/{id}"), None),
+            Ask::Get(id) => ("GET", format!("/api/holds/{id}"), None),
+            Ask::List => ("GET", "/api/holds".to_owned(), None),
+            Ask::SeatMap(show) => ("GET", format!("/api/shows/{show}/seats"), None),
+        };
+        let builder = Request::builder().method(method).uri(path).header("authorization", format!("Bearer {token}"));
+        let Some(json) = body else { return (builder.body(Body::empty()).unwrap_or_default(), None) };
+        let bytes = Bytes::from(json.to_string());
+        let builder = builder.header("content-type", "application/json");
+        if !slow {
+            return (builder.body(Body::from(bytes)).unwrap_or_default(), None);
+        }
+        let (sender, receiver) = oneshot::channel::<Bytes>();
+        let stream = futures_util::stream::once(async move {
+            receiver.await.map_err(|_| std::io::Error::other("the client went away"))
+        });
+        (builder.body(Body::from_stream(stream)).unwrap_or_default(), Some((sender, bytes)))
+    }
+
+    /// The hold id the request is about, if any.
+    pub fn hold_id(&self) -> Option<&str> {
+        match &self.ask {
+            Ask::Hold { hold_id, .. } => hold_id.as_deref(),
+            Ask::Extend(id) | Ask::Confirm(id) | Ask::Release(id) | Ask::Get(id) => Some(id),
+            Ask::List | Ask::SeatMap(_) => None,
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! The simulated world: the real server (router, engines, sweep) over a
+//! store that fails on command, a clock only the simulation moves, and
+//! restarts that throw away everything in memory.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::http::{HeaderMap, Request, StatusCode};
+use http_body_util::BodyExt;
+use serde_json::Value;
+use tower::ServiceExt;
+
+use seat_state::wire::ShowInput;
+use seat_state::{ServerMillis, Show};
+use seathold_server::app::router;
+use seathold_server::clock::TestClock;
+use seathold_server::state::AppState;
+use seathold_server::store::{FaultyStore, MemoryStore, SqliteStore, Store};
+
+/// Where the simulated server keeps its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StoreKind {
+    Memory,
+    Sqlite,
+}
+
+/// The instant every run starts at.
+pub const T0: ServerMillis = ServerMillis(1_800_000_000_000);
+
+/// An HTTP answer, read whole.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: StatusCode,
+    pub headers: HeaderMap,
+    pub body: Value,
+}
+
+impl Answer {
+    pub fn code(&self) -> &str {
+        self.body["error"].as_str().unwrap_or("")
+    }
+}
+
+pub struct World {
+    pub clock: TestClock,
+    /// The store as the server sees it (faults included).
+    pub faulty: FaultyStore,
+    /// The same data without faults, for the checks.
+    pub truth: Arc<dyn Store>,
+    pub state: AppState,
+    pub router: Router,
+    pub shows: Vec<Show>,
+    _dir: Option<tempfile::TempDir>,
+}
+
+/// Two small shows: one that rejects late payment, one that honours it.
+fn shows() -> anyhow::Result<Vec<Show>> {
+    let show = |id: &str, seats: usize, policy: &str| -> anyhow::Result<Show> {
+        let seats: Vec<Value> =
+            (1..=seats).map(|n| serde_json::json!({"id": format!("S{n}"), "x": n * 30, "y": 0})).collect();
+        let input: ShowInput = serde_json::from_value(serde_json::json!({
+            "id": id, "name": id, "holdSeconds": 3, "extensionSeconds": 2, "maxExtensions": 2,
+            "maxSeatsPerHold": 3, "maxActiveHoldsPerHolder": 2, "latePolicy": policy,
+            "seats": seats, "areas": [{"id": "floor", "name": "Floor", "capacity": 4}],
+        }))?;
+        Ok(Show::parse(&input)?)
+    };
+    Ok(vec![show("sim-a", 8, "reject")?, show("sim-b", 6, "honorIfFree")?])
+}
+
+impl World {
+    pub async fn new(kind: StoreKind) -> anyhow::Result<Self> {
+        let (truth, dir): (Arc<dyn Store>, _) = match kind {
+            StoreKind::Memory => (Arc::new(MemoryStore::default()), None),
+            StoreKind::Sqlite => {
+                let dir = tempfile::tempdir()?;
+                (Arc::new(SqliteStore::open(dir.path().join("sim.db")).await?), Some(dir))
+            }
+        };
+        let shows = shows()?;
+        for show in &shows {
+            truth.create_show(show, T0).await?;
+        }
+        let clock = TestClock::at(T0);
+        let faulty = FaultyStore::new(Arc::clone(&truth));
+        let state = AppState::new(Arc::new(faulty.clone()), clock.shared(), None);
+        let router = router(state.clone(), None);
+        Ok(Self { clock, faulty, truth, state, router, shows, _dir: dir })
+    }
+
+    /// Everything in memory is gone; the store stays (a crash and a restart).
+    pub fn restart(&mut self) {
+        self.state = AppState::new(Arc::new(self.faulty.clone()), self.clock.shared(), None);
+        self.router = router(self.state.clone(), None);
+    }
+
+    /// Sends a request and reads the whole answer.
+    pub async fn send(router: Router, request: Request<Body>) -> Answer {
+        let response = match router.oneshot(request).await {
+            Ok(response) => response,
+            Err(never) => match never {},
+        };
+        let status = response.status();
+        let headers = response.headers().clone();
+        let bytes = response.into_body().collect().await.map(|body| body.to_bytes()).unwrap_or_default();
+        let body = serde_json::from_slice(&bytes).unwrap_or(Value::Null);
+        Answer { status, headers, body }
+    }
+}
