@@ -1,6 +1,7 @@
 //! Time and live changes in headless Chromium: the countdown against a fake
 //! clock an hour off, the flip from held to free at the deadline by the
-//! map's own timer, and stale changes ignored.
+//! map's own timer, stale changes ignored, and the panel following the
+//! newest active hold.
 
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -18,9 +19,9 @@ use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
-fn my_hold(seats: &[&str], expires_at: ServerMillis) -> HoldBody {
+fn my_hold(hold_id: &str, seats: &[&str], expires_at: ServerMillis) -> HoldBody {
     HoldBody {
-        hold_id: "hold-0001".into(),
+        hold_id: hold_id.into(),
         show_id: "test-show".into(),
         seats: seats.iter().map(|seat| (*seat).to_owned()).collect(),
         areas: BTreeMap::new(),
@@ -38,7 +39,7 @@ async fn the_countdown_shows_buffered_server_time_and_ends_before_the_server() {
     let deadline = server_now().plus_millis(600_000);
     let facts = facts(&show, 1, &["A1"], deadline);
     let page = mount(show, facts);
-    page.feed(vec![Input::MyHolds(vec![my_hold(&["A1"], deadline)])]);
+    page.feed(vec![Input::MyHolds(vec![my_hold("hold-0001", &["A1"], deadline)])]);
     page.focus("hold-0001");
     tick().await;
     // 600 s on the server clock, less the buffer and the estimate's uncertainty.
@@ -117,4 +118,19 @@ async fn stale_and_duplicate_changes_are_ignored() {
     tick().await;
     assert_eq!(page.seat_attr("A1", "data-state"), "sold");
     assert_eq!(page.seat_attr("A4", "data-state"), "sold", "then version 8 applies");
+}
+
+#[wasm_bindgen_test]
+async fn on_load_the_panel_follows_the_newest_active_hold() {
+    let mut show = show(2, 4, 8);
+    show.max_active_holds_per_holder = 2;
+    let until = server_now().plus_millis(600_000);
+    let facts = facts(&show, 1, &["A1", "A2"], until);
+    let page = mount(show, facts);
+    // `GET /api/holds` lists them newest first.
+    let holds = vec![my_hold("hold-new", &["A2"], until), my_hold("hold-old", &["A1"], until)];
+    page.feed(vec![Input::MyHolds(holds)]);
+    page.focus_newest_active();
+    tick().await;
+    assert_eq!(page.find(".held-places").text_content().unwrap(), "Held for you: Row A, seat 2");
 }

@@ -320,3 +320,23 @@ fn twenty_thousand_seats_touch_only_what_changes() {
     sync.handle_input(Input::Snapshot(again));
     assert_eq!(sync.drain_changed(), Changed::default());
 }
+
+#[test]
+fn my_holds_keep_the_servers_newest_first_order() {
+    let rec = record();
+    let answer = |id: &str| rec.desk.state.hold(&hold_id(id)).unwrap().to_wire(&rec.desk.state.show().id, at(710));
+    let ids = |sync: &SeatMapSync| sync.my_holds().map(|view| view.hold.hold_id.clone()).collect::<Vec<_>>();
+    let mut sync = browser(&rec.maps[9], at(710));
+    // `GET /api/holds` answers newest first.
+    sync.handle_input(Input::MyHolds(vec![answer("hold-bob-2"), answer("hold-bob-1")]));
+    assert_eq!(ids(&sync), ["hold-bob-2", "hold-bob-1"]);
+    // A hold just made goes in front.
+    let mut made = answer("hold-bob-2");
+    made.hold_id = "hold-bob-3".into();
+    sync.handle_input(Input::MyHolds(vec![made.clone()]));
+    assert_eq!(ids(&sync), ["hold-bob-3", "hold-bob-2", "hold-bob-1"]);
+    // The whole list again keeps the order; an answer about one keeps its place.
+    sync.handle_input(Input::MyHolds(vec![made, answer("hold-bob-2"), answer("hold-bob-1")]));
+    sync.handle_input(Input::MyHolds(vec![answer("hold-bob-1")]));
+    assert_eq!(ids(&sync), ["hold-bob-3", "hold-bob-2", "hold-bob-1"]);
+}

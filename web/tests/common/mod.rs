@@ -127,6 +127,11 @@ impl Mounted {
         self.controller.live.update_value(|live| live.focus(Some(hold_id)));
     }
 
+    /// Makes the hold panel follow the newest active hold (as on load).
+    pub fn focus_newest_active(&self) {
+        self.controller.live.update_value(LiveMap::focus_newest_active);
+    }
+
     /// Brings the live map up to the fake clock's now (as its timer would).
     pub fn tick(&self) {
         self.controller.live.update_value(LiveMap::tick);

@@ -36,7 +36,7 @@ pub struct MyHoldView<'a> {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct MyHolds {
-    /// Newest (first seen) first.
+    /// Newest first, as the server lists them.
     holds: Vec<MyHold>,
     claims: BTreeMap<String, Claim>,
 }
@@ -44,17 +44,28 @@ pub(super) struct MyHolds {
 impl MyHolds {
     /// Takes newer answers about my holds (an older `serverTime` than known
     /// is ignored) and returns the seats whose claim may have changed.
+    /// `bodies` come newest first (as `GET /api/holds` lists them): an
+    /// unknown hold goes just before the next known one it precedes, so a
+    /// whole list keeps its order and a lone new hold goes in front.
     /// O(my holds · my seats · log).
     pub fn upsert(&mut self, bodies: Vec<wire::HoldBody>) -> Vec<String> {
         let mut touched: Vec<String> = self.claims.keys().cloned().collect();
+        let mut next_at = 0;
         for body in bodies {
-            match self.holds.iter_mut().find(|h| h.body.hold_id == body.hold_id) {
-                Some(known) if known.body.server_time > body.server_time => {}
-                Some(known) => known.body = body,
-                None => self.holds.insert(
-                    0,
-                    MyHold { body, status: HoldStatus::Held, steady: SteadyCountdown::default(), countdown: None },
-                ),
+            match self.holds.iter().position(|h| h.body.hold_id == body.hold_id) {
+                Some(at) => {
+                    let known = &mut self.holds[at].body;
+                    if known.server_time <= body.server_time {
+                        *known = body;
+                    }
+                    next_at = at + 1;
+                }
+                None => {
+                    let hold =
+                        MyHold { body, status: HoldStatus::Held, steady: SteadyCountdown::default(), countdown: None };
+                    self.holds.insert(next_at, hold);
+                    next_at += 1;
+                }
             }
         }
         self.claims.clear();
