@@ -26,8 +26,8 @@ use crate::words;
 /// Why a call failed.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ApiError {
-    /// The server answered with an error body.
-    Server { status: u16, body: ErrorBody },
+    /// The server answered with an error body (and maybe `Retry-After`).
+    Server { status: u16, body: ErrorBody, retry_after_millis: Option<i64> },
     /// The server could not be reached or answered nonsense.
     Transport(String),
 }
@@ -37,6 +37,14 @@ impl ApiError {
     pub fn code(&self) -> Option<&str> {
         match self {
             Self::Server { body, .. } => Some(&body.error),
+            Self::Transport(_) => None,
+        }
+    }
+
+    /// How long the server asked to wait before trying again.
+    pub fn retry_after_millis(&self) -> Option<i64> {
+        match self {
+            Self::Server { retry_after_millis, .. } => *retry_after_millis,
             Self::Transport(_) => None,
         }
     }
@@ -102,13 +110,20 @@ fn to_json(body: &impl Serialize) -> Result<String, ApiError> {
 async fn exchange(request: reqwest::RequestBuilder) -> Result<Option<String>, ApiError> {
     let response = request.fetch_credentials_same_origin().send().await.map_err(transport)?;
     let status = response.status();
+    let retry_after_millis = retry_after_millis(response.headers());
     let text = response.text().await.map_err(transport)?;
     if status.is_success() {
         Ok((!text.is_empty()).then_some(text))
     } else {
         let body = from_json(&text).ok_or_else(|| transport(format!("status {status} without an error body")))?;
-        Err(ApiError::Server { status: status.as_u16(), body })
+        Err(ApiError::Server { status: status.as_u16(), body, retry_after_millis })
     }
+}
+
+/// `Retry-After` in seconds (API.md's form; an HTTP date is ignored).
+fn retry_after_millis(headers: &reqwest::header::HeaderMap) -> Option<i64> {
+    let seconds: i64 = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()?;
+    Some(seconds.saturating_mul(1000))
 }
 
 /// Reads a success body as a wire type.

@@ -32,12 +32,19 @@ pub struct Controller {
     pub max_active_holds: u32,
 }
 
-/// Fetches a fresh seat map after the machine missed a change.
+/// Fetches a fresh seat map after the machine missed a change. A failure
+/// goes back to the machine, which asks again when its back-off says so
+/// (only while it still misses something, and the page is still there).
 pub fn resync(show_id: String, live: StoredValue<LiveMap, LocalStorage>) {
     spawn_local(async move {
-        if let Ok(facts) = api::seat_map(&show_id).await {
-            live.try_update_value(|live| live.feed(Input::Snapshot(facts)));
-        }
+        let input = match api::seat_map(&show_id).await {
+            Ok(facts) => Input::Snapshot(facts),
+            Err(error) => Input::ResyncFailed {
+                retry_after_millis: error.retry_after_millis(),
+                jitter_permille: (js_sys::Math::random() * 1000.0) as u16,
+            },
+        };
+        live.try_update_value(|live| live.feed(input));
     });
 }
 

@@ -73,7 +73,8 @@ pub struct LiveMap {
     /// (most likely) this customer's own hold, not someone else's.
     in_flight: Vec<String>,
     local_now: fn() -> LocalMillis,
-    /// Asked for when the machine misses a change: fetch a snapshot.
+    /// Asked for when the machine misses a change (and again when a failed
+    /// fetch's back-off ends): fetch a snapshot.
     on_resync: Box<dyn Fn(StoredValue<LiveMap, LocalStorage>)>,
     timer: Option<Timeout>,
     this: Option<StoredValue<LiveMap, LocalStorage>>,
@@ -274,7 +275,8 @@ impl LiveMap {
     }
 
     /// Answers the machine's requests: a re-sync at once, and one timer
-    /// for the next instant anything visible changes.
+    /// for the next instant anything visible changes or a failed re-sync
+    /// is due again.
     fn schedule(&mut self) {
         let wake_at = loop {
             match self.sync.poll_output() {

@@ -133,6 +133,7 @@ async fn a_conflict_names_the_taken_seats_and_keeps_the_rest_picked() {
             area: None,
             available: None,
         },
+        retry_after_millis: None,
     };
     page.controller.refused(&refusal);
     tick().await;

@@ -340,3 +340,68 @@ fn my_holds_keep_the_servers_newest_first_order() {
     sync.handle_input(Input::MyHolds(vec![answer("hold-bob-1")]));
     assert_eq!(ids(&sync), ["hold-bob-3", "hold-bob-2", "hold-bob-1"]);
 }
+
+/// The browser of `browser(…, at(710))` reads this, `millis` later.
+fn local(millis: i64) -> LocalMillis {
+    LocalMillis(at(710).0 + millis)
+}
+
+/// Feeds a failed re-sync fetch at `now`; returns when to tick next.
+fn fail_resync(sync: &mut SeatMapSync, now: i64, retry_after_millis: Option<i64>, jitter_permille: u16) -> Output {
+    sync.handle_input(Input::Tick(local(now)));
+    sync.handle_input(Input::ResyncFailed { retry_after_millis, jitter_permille });
+    sync.poll_output()
+}
+
+#[test]
+fn a_failed_resync_is_asked_for_again_with_back_off_until_a_snapshot_arrives() {
+    let rec = record();
+    let e = &rec.desk.events;
+    let mut sync = browser(&rec.snapshot, at(710));
+    let asked = Output::ResyncNeeded { last_version: 4 };
+    assert_eq!(feed(&mut sync, &[&e[0], &e[1], &e[2], &e[3], &e[5]]), vec![asked]);
+    let doubling = [250, 500, 1_000, 2_000, 4_000, 8_000, 10_000, 10_000].map(|wait| (None, 0, wait));
+    // Jitter lengthens a wait by up to a quarter; a longer Retry-After wins.
+    let others = [(None, 1_000, 12_500), (Some(30_000), 1_000, 30_000), (Some(3_000), 0, 10_000)];
+    let mut now = 0;
+    for (n, (retry_after, jitter, wait)) in doubling.into_iter().chain(others).enumerate() {
+        assert_eq!(fail_resync(&mut sync, now, retry_after, jitter), Output::Timeout(Some(local(now + wait))));
+        sync.handle_input(Input::Tick(local(now + wait - 1)));
+        assert_eq!(sync.poll_output(), Output::Timeout(Some(local(now + wait))), "failure {n}: not yet");
+        now += wait;
+        sync.handle_input(Input::Tick(local(now)));
+        assert_eq!(sync.poll_output(), asked, "failure {n}: asked again");
+    }
+    // A snapshot past the gap ends it: a late failure asks for nothing more.
+    sync.handle_input(Input::Snapshot(rec.maps[6].clone()));
+    let ann_expires = Output::Timeout(Some(local(190_000)));
+    assert_eq!(fail_resync(&mut sync, now, None, 0), ann_expires);
+    sync.handle_input(Input::Tick(local(now + 60_000)));
+    assert_eq!(sync.poll_output(), ann_expires);
+    assert_eq!((sync.version(), shown(&sync)), (Some(6), expected(&rec.maps[6], at(710).plus_millis(now + 60_000))));
+}
+
+#[test]
+fn a_gap_the_stream_fills_itself_is_not_asked_for_again() {
+    let rec = record();
+    let e = &rec.desk.events;
+    let mut sync = browser(&rec.snapshot, at(710));
+    assert_eq!(feed(&mut sync, &[&e[0], &e[2]]), vec![Output::ResyncNeeded { last_version: 1 }]);
+    assert_eq!(fail_resync(&mut sync, 0, None, 0), Output::Timeout(Some(local(250))));
+    assert_eq!(feed(&mut sync, &[&e[1]]), vec![]);
+    sync.handle_input(Input::Tick(local(250)));
+    assert_eq!(sync.poll_output(), Output::Timeout(Some(local(190_000))));
+    assert_eq!(sync.version(), Some(3));
+}
+
+#[test]
+fn a_snapshot_not_past_the_gap_counts_as_a_failed_fetch() {
+    let rec = record();
+    let e = &rec.desk.events;
+    let mut sync = browser(&rec.snapshot, at(710));
+    assert_eq!(feed(&mut sync, &[&e[0], &e[2]]), vec![Output::ResyncNeeded { last_version: 1 }]);
+    sync.handle_input(Input::Snapshot(rec.maps[1].clone()));
+    assert_eq!(sync.poll_output(), Output::Timeout(Some(local(250))));
+    sync.handle_input(Input::Tick(local(250)));
+    assert_eq!(sync.poll_output(), Output::ResyncNeeded { last_version: 1 });
+}

@@ -7,11 +7,13 @@
 //! Changes apply strictly in version order: duplicates and stale ones are
 //! ignored, early ones wait, and a missing one asks for a re-sync. Events
 //! come over one ordered stream, so a gap is a real loss; the re-sync is
-//! asked for at once (once per gap). Before any clock sample, the
-//! snapshot's `serverTime` at the tick it arrived anchors server time with
-//! [`SeatMapSync::FALLBACK_UNCERTAINTY_MILLIS`] (before any tick, server now
-//! is that `serverTime`); before any snapshot or time at all, every hold
-//! counts as unexpired (never shown free too early).
+//! asked for at once (once per gap), and again after each failed fetch
+//! (back-off from 250 ms doubling to 10 s, or the server's `Retry-After`)
+//! until a newer snapshot arrives or the gap closes by itself. Before any
+//! clock sample, the snapshot's `serverTime` at the tick it arrived anchors
+//! server time with [`SeatMapSync::FALLBACK_UNCERTAINTY_MILLIS`] (before
+//! any tick, server now is that `serverTime`); before any snapshot or time
+//! at all, every hold counts as unexpired (never shown free too early).
 //!
 //! Costs: a snapshot is O(n log n) once per new seat list, O(n) after; a
 //! change is O(seats in it · log n); time passing is O(log n + what it
@@ -19,6 +21,7 @@
 
 mod board;
 mod mine;
+mod resync;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -29,6 +32,7 @@ use crate::time::{LocalMillis, ServerMillis};
 use crate::wire;
 use board::{Board, Target};
 use mine::MyHolds;
+use resync::Resync;
 
 pub use mine::MyHoldView;
 
@@ -45,13 +49,23 @@ pub enum Input {
     MyHolds(Vec<wire::HoldBody>),
     /// The local clock reads this now (the timer fired, or before other input).
     Tick(LocalMillis),
+    /// The fetch asked for by [`Output::ResyncNeeded`] failed (network,
+    /// 5xx, 429…); it is asked for again when due.
+    ResyncFailed {
+        /// The server's `Retry-After`, when it gave one.
+        retry_after_millis: Option<i64>,
+        /// A random number in 0..=1000 (lengthens the wait by up to a
+        /// quarter, so that many browsers do not retry in step).
+        jitter_permille: u16,
+    },
 }
 
 /// What the machine asks of its caller.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Output {
     /// A change after `last_version` is missing: reconnect the event stream
-    /// with `Last-Event-ID: last_version`, or fetch a fresh snapshot.
+    /// with `Last-Event-ID: last_version`, or fetch a fresh snapshot. Feed
+    /// the snapshot, or [`Input::ResyncFailed`] if the fetch fails.
     ResyncNeeded { last_version: i64 },
     /// Nothing more for now; tick again at this local instant (`None`: no
     /// timer needed).
@@ -91,7 +105,7 @@ pub struct SeatMapSync {
     board: Board,
     version: Option<i64>,
     pending: BTreeMap<i64, wire::ChangeEvent>,
-    resync_asked_at: Option<i64>,
+    resync: Option<Resync>,
     outputs: VecDeque<Output>,
     clock: ClockSync,
     fallback: Option<ClockOffset>,
@@ -130,7 +144,7 @@ impl SeatMapSync {
             board: Board::default(),
             version: None,
             pending: BTreeMap::new(),
-            resync_asked_at: None,
+            resync: None,
             outputs: VecDeque::new(),
             clock: ClockSync::new(),
             fallback: None,
@@ -166,6 +180,16 @@ impl SeatMapSync {
                 self.local_now = Some(local);
                 if let (None, Some(server)) = (self.fallback, self.unanchored.take()) {
                     self.fallback = Some(anchor(server, local));
+                }
+                if let Some(resync) = &mut self.resync
+                    && resync.take_due(local)
+                {
+                    self.outputs.push_back(Output::ResyncNeeded { last_version: resync.from });
+                }
+            }
+            Input::ResyncFailed { retry_after_millis, jitter_permille } => {
+                if let Some(resync) = &mut self.resync {
+                    resync.failed(self.local_now, retry_after_millis, jitter_permille);
                 }
             }
         }
@@ -244,9 +268,15 @@ impl SeatMapSync {
         changed
     }
 
-    /// The next local instant at which anything visible changes: a deadline,
-    /// or a shown second of my countdowns. `None` without a time estimate.
+    /// The next local instant at which anything visible changes (a
+    /// deadline, or a shown second of my countdowns; these need a time
+    /// estimate) or a failed re-sync is to be asked for again.
     pub fn next_timeout(&self) -> Option<LocalMillis> {
+        let retry = self.resync.as_ref().and_then(Resync::retry_at);
+        [self.next_visible_change(), retry].into_iter().flatten().min()
+    }
+
+    fn next_visible_change(&self) -> Option<LocalMillis> {
         let now = self.now?;
         let offset = self.offset()?;
         let next = [self.board.next_deadline(now), self.my.next_change(now)].into_iter().flatten().min()?;
@@ -294,7 +324,11 @@ impl SeatMapSync {
         }
         self.version = Some(map.version);
         self.pending = self.pending.split_off(&(map.version + 1));
-        self.resync_asked_at = None;
+        match &mut self.resync {
+            // Not past the gap: as good as a failed fetch.
+            Some(resync) if map.version <= resync.from => resync.failed(self.local_now, None, 0),
+            _ => self.resync = None,
+        }
         self.catch_up();
     }
 
@@ -315,7 +349,7 @@ impl SeatMapSync {
     }
 
     /// Applies waiting changes that are next in line; asks for a re-sync
-    /// when some still wait behind a gap.
+    /// when some still wait behind a gap, and forgets it when none do.
     fn catch_up(&mut self) {
         let Some(mut known) = self.version else {
             return;
@@ -325,8 +359,10 @@ impl SeatMapSync {
             known += 1;
         }
         self.pending.retain(|&version, _| version > known);
-        if !self.pending.is_empty() && self.resync_asked_at != Some(known) {
-            self.resync_asked_at = Some(known);
+        if self.pending.is_empty() {
+            self.resync = None;
+        } else if self.resync.as_ref().is_none_or(|resync| resync.from != known) {
+            self.resync = Some(Resync::asked(known));
             self.outputs.push_back(Output::ResyncNeeded { last_version: known });
         }
     }
