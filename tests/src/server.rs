@@ -87,6 +87,15 @@ impl Server {
         Self::start_in(data_dir, extra).await
     }
 
+    /// Starts `seathold serve --demo` and `extra` arguments with an empty web
+    /// directory: for API-only tests, which then need only `SEATHOLD_BIN`.
+    pub async fn start_api_only(extra: &[&str]) -> anyhow::Result<Self> {
+        let data_dir = std::sync::Arc::new(tempfile::tempdir()?);
+        let web = data_dir.path().join("no-web-ui");
+        std::fs::create_dir(&web)?;
+        Self::start_serving(&web, data_dir, extra).await
+    }
+
     /// `GET /api/shows/{show}/seats` without a session: the facts every viewer gets.
     pub async fn seat_facts(&self, show: &str) -> anyhow::Result<serde_json::Value> {
         let url = format!("{}/api/shows/{show}/seats", self.base_url);
