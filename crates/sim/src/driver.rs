@@ -13,7 +13,7 @@ use seat_state::wire::ChangeEvent;
 use seathold_server::store::CommitFault;
 
 use crate::oracle::Oracle;
-use crate::requests::{Ack, Ask, Customer, InFlight, Spec};
+use crate::requests::{Ack, Ask, Customer, DropsAfterPolls, InFlight, Spec};
 use crate::world::{Answer, World};
 use crate::{Config, Failure, Report, SETTLE};
 
@@ -120,8 +120,13 @@ impl Sim {
         self.in_flight = waiting;
         for finished in done {
             let answer = finished.handle.await.map_err(|error| self.fail(format!("request task failed: {error}")))?;
-            self.report.requests += 1;
-            self.answered(finished.spec, answer)?;
+            match answer {
+                Some(answer) => {
+                    self.report.requests += 1;
+                    self.answered(finished.spec, answer)?;
+                }
+                None => self.dropped(finished.spec),
+            }
         }
         let (done, waiting): (Vec<_>, Vec<_>) = self.sweeps.drain(..).partition(JoinHandle::is_finished);
         self.sweeps = waiting;
@@ -143,12 +148,8 @@ impl Sim {
             0..45 => {
                 let spec = self.new_spec();
                 self.send(spec);
-                self.maybe_drop_soon().await;
             }
-            45..57 => {
-                self.deliver_body();
-                self.maybe_drop_soon().await;
-            }
+            45..57 => self.deliver_body(),
             57..63 => self.drop_request(),
             63..73 => self.retry(),
             73..78 => self.sweep(),
@@ -231,7 +232,10 @@ impl Sim {
         if slow {
             self.report.slow_bodies += 1;
         }
-        let handle = tokio::spawn(World::send(self.world.router.clone(), request));
+        // Sometimes the connection drops after a few polls of the request.
+        let drop_after = (self.rng.u32(0..100) < 10).then(|| self.rng.u32(1..=4));
+        let request = DropsAfterPolls::new(World::send(self.world.router.clone(), request), drop_after);
+        let handle = tokio::spawn(request);
         self.in_flight.push(InFlight { spec, handle, slow_body });
     }
 
@@ -244,25 +248,6 @@ impl Sim {
                 format!("c{}'s body arrives for {:?}", self.in_flight[at].spec.customer, self.in_flight[at].spec.ask);
             drop(sender.send(bytes));
             self.note(line);
-            // Last in the list, where a drop right after its arrival looks.
-            let flight = self.in_flight.remove(at);
-            self.in_flight.push(flight);
-        }
-    }
-
-    /// Sometimes the connection of the request just sent (or whose body just
-    /// arrived) drops a few scheduler rounds later: anywhere between the
-    /// route, the writer's queue, the commit and the answer.
-    async fn maybe_drop_soon(&mut self) {
-        if self.in_flight.is_empty() || self.rng.u32(0..100) >= 12 {
-            return;
-        }
-        for _ in 0..self.rng.u32(0..8) {
-            tokio::task::yield_now().await;
-        }
-        let last = self.in_flight.len() - 1;
-        if self.in_flight[last].slow_body.is_none() && !self.in_flight[last].handle.is_finished() {
-            self.drop_at(last);
         }
     }
 
@@ -277,11 +262,16 @@ impl Sim {
     fn drop_at(&mut self, at: usize) {
         let dropped = self.in_flight.swap_remove(at);
         dropped.handle.abort();
+        self.dropped(dropped.spec);
+    }
+
+    /// A request whose connection dropped: the customer may try again.
+    fn dropped(&mut self, spec: Spec) {
         self.report.dropped += 1;
-        self.note(format!("c{}'s connection drops during {:?}", dropped.spec.customer, dropped.spec.ask));
-        let retriable = !matches!(dropped.spec.ask, Ask::Hold { hold_id: None, .. });
+        self.note(format!("c{}'s connection drops during {:?}", spec.customer, spec.ask));
+        let retriable = !matches!(spec.ask, Ask::Hold { hold_id: None, .. });
         if retriable && self.rng.bool() {
-            self.customers[dropped.spec.customer].retries.push(dropped.spec);
+            self.customers[spec.customer].retries.push(spec);
         }
     }
 

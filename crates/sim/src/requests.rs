@@ -3,6 +3,9 @@
 //! what they remember from the answers.
 
 use std::collections::BTreeMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::task::{Context, Poll};
 
 use axum::body::Body;
 use axum::http::Request;
@@ -32,10 +35,10 @@ pub struct Spec {
     pub ask: Ask,
 }
 
-/// A request on its way.
+/// A request on its way; `None` once its connection dropped.
 pub struct InFlight {
     pub spec: Spec,
-    pub handle: JoinHandle<Answer>,
+    pub handle: JoinHandle<Option<Answer>>,
     /// A body still held back, and where to send it.
     pub slow_body: Option<(oneshot::Sender<Bytes>, Bytes)>,
 }
@@ -99,5 +102,35 @@ impl Spec {
             Ask::Extend(id) | Ask::Confirm(id) | Ask::Release(id) | Ask::Get(id) => Some(id),
             Ask::List | Ask::SeatMap(_) => None,
         }
+    }
+}
+
+/// A connection that drops after the server has polled its request a given
+/// number of times: between any two steps of the route, the writer's queue,
+/// the commit and the answer, wherever the request happens to wait.
+pub struct DropsAfterPolls<F> {
+    request: Option<Pin<Box<F>>>,
+    polls_left: Option<u32>,
+}
+
+impl<F: Future> DropsAfterPolls<F> {
+    pub fn new(request: F, polls: Option<u32>) -> Self {
+        Self { request: Some(Box::pin(request)), polls_left: polls }
+    }
+}
+
+impl<F: Future> Future for DropsAfterPolls<F> {
+    type Output = Option<F::Output>;
+
+    fn poll(mut self: Pin<&mut Self>, context: &mut Context<'_>) -> Poll<Self::Output> {
+        if let Some(left) = self.polls_left.as_mut() {
+            if *left == 0 {
+                self.request = None;
+                return Poll::Ready(None);
+            }
+            *left -= 1;
+        }
+        let Some(request) = self.request.as_mut() else { return Poll::Ready(None) };
+        request.as_mut().poll(context).map(Some)
     }
 }

@@ -117,6 +117,9 @@ impl ShowActor {
             if let Err(reload) = self.reload().await {
                 tracing::error!(show = %self.show_id, error = ?reload, "reload failed; the show is unavailable");
                 self.broken = true;
+                if let Err(error) = self.index.mark_unknown(&self.show_id) {
+                    tracing::error!(show = %self.show_id, %error, "cannot mark the index");
+                }
                 return writes.into_iter().for_each(|write| write.fail(|| EngineError::Unavailable));
             }
             if !retry {

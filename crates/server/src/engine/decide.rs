@@ -96,9 +96,9 @@ impl ShowActor {
 
     /// Whether another show already has a hold with this id.
     fn belongs_elsewhere(&self, hold: &HoldId) -> bool {
-        // An index that cannot be read counts as "elsewhere": the store's
-        // constraint has the last word either way.
-        self.index.show_of(hold).map_or(true, |show| show.is_some_and(|show| *show != *self.show_id))
+        // An index that cannot tell (another show's storage is failing)
+        // counts as "not elsewhere": the store's constraint has the last word.
+        self.index.show_of(hold).is_ok_and(|show| show.is_some_and(|show| *show != *self.show_id))
     }
 
     fn stage(&mut self, change: Change, holder: HolderId, now: ServerMillis, staged: &mut Staged) {

@@ -4,7 +4,7 @@
 //! (before anyone is answered, so a dropped connection cannot skip it), and
 //! a show's entries are rebuilt from storage whenever its writer (re)loads.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 
 use seat_state::{Hold, HoldId, HolderId, ServerMillis};
@@ -27,6 +27,10 @@ struct Inner {
     by_holder: HashMap<HolderId, Vec<Entry>>,
     /// Each show's holds, so a reload replaces exactly them.
     by_show: HashMap<Arc<str>, Vec<(HolderId, HoldId)>>,
+    /// Shows whose writer cannot tell what storage has (a commit failed and
+    /// so did the reload): their entries may be missing, so a lookup that
+    /// finds nothing cannot say "no such hold".
+    unknown: HashSet<Arc<str>>,
 }
 
 /// Hold ids are global; each hold lives in one show.
@@ -77,18 +81,34 @@ impl HoldIndex {
         for hold in holds {
             inner.insert(show, hold);
         }
+        inner.unknown.remove(show);
         Ok(())
     }
 
-    /// The show a hold belongs to.
+    /// Marks a show's entries as possibly incomplete until its next reload.
+    pub fn mark_unknown(&self, show: &Arc<str>) -> Result<(), EngineError> {
+        self.0.write().map_err(|_| poisoned())?.unknown.insert(Arc::clone(show));
+        Ok(())
+    }
+
+    /// The show a hold belongs to. Unavailable rather than "none" while a
+    /// show's entries may be missing.
     pub fn show_of(&self, hold: &HoldId) -> Result<Option<Arc<str>>, EngineError> {
-        Ok(self.0.read().map_err(|_| poisoned())?.shows.get(hold).cloned())
+        let inner = self.0.read().map_err(|_| poisoned())?;
+        match inner.shows.get(hold) {
+            Some(show) => Ok(Some(Arc::clone(show))),
+            None if inner.unknown.is_empty() => Ok(None),
+            None => Err(EngineError::Unavailable),
+        }
     }
 
     /// A holder's holds with their shows, newest first (by decision instant
     /// across shows, by decision order within one).
     pub fn holds_of(&self, holder: &HolderId) -> Result<Vec<(Arc<str>, HoldId)>, EngineError> {
         let inner = self.0.read().map_err(|_| poisoned())?;
+        if !inner.unknown.is_empty() {
+            return Err(EngineError::Unavailable);
+        }
         let list = inner.by_holder.get(holder).map(Vec::as_slice).unwrap_or_default();
         Ok(list.iter().rev().map(|entry| (Arc::clone(&entry.show), entry.hold.clone())).collect())
     }
