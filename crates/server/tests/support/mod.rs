@@ -4,7 +4,10 @@
 // Each test binary uses its own part of this module.
 #![allow(dead_code)]
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::task::Poll;
 
 use axum::Router;
 use axum::body::Body;
@@ -16,14 +19,19 @@ use tower::ServiceExt;
 use seathold_server::app::router;
 use seathold_server::clock::{SharedClock, SystemClock, TestClock};
 use seathold_server::state::AppState;
-use seathold_server::store::SqliteStore;
+use seathold_server::store::{SqliteStore, Store};
 
 pub const ADMIN_TOKEN: &str = "test-admin-token-with-enough-entropy";
 
 pub struct TestApp {
     pub router: Router,
     pub state: AppState,
-    _dir: tempfile::TempDir,
+    /// The store the app runs on; a restart keeps it.
+    pub store: Arc<dyn Store>,
+    clock: SharedClock,
+    admin_token: Option<Arc<str>>,
+    /// The SQLite file's directory, when the app made one.
+    _dir: Option<tempfile::TempDir>,
 }
 
 /// What an answer said.
@@ -48,8 +56,31 @@ impl TestApp {
     async fn on_clock(admin_token: Option<&str>, clock: SharedClock) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = SqliteStore::open(dir.path().join("test.db")).await.expect("open store");
-        let state = AppState::new(Arc::new(store), clock, admin_token.map(Arc::from));
-        Self { router: router(state.clone(), None), state, _dir: dir }
+        Self::assemble(Arc::new(store), clock, admin_token.map(Arc::from), Some(dir))
+    }
+
+    /// An app over a given store (a `FaultyStore` over a `MemoryStore`, a
+    /// SQLite file, …) whose clock moves only when the test moves it.
+    pub fn over_store(admin_token: Option<&str>, store: Arc<dyn Store>, clock: &TestClock) -> Self {
+        Self::assemble(store, clock.shared(), admin_token.map(Arc::from), None)
+    }
+
+    /// The app after a restart: a new `AppState` (no engines, caches, index
+    /// or replay window) over the same store and clock. The old state and its
+    /// show writers go away.
+    pub fn restart(self) -> Self {
+        let Self { store, clock, admin_token, _dir, .. } = self;
+        Self::assemble(store, clock, admin_token, _dir)
+    }
+
+    fn assemble(
+        store: Arc<dyn Store>,
+        clock: SharedClock,
+        admin_token: Option<Arc<str>>,
+        dir: Option<tempfile::TempDir>,
+    ) -> Self {
+        let state = AppState::new(Arc::clone(&store), Arc::clone(&clock), admin_token.clone());
+        Self { router: router(state.clone(), None), state, store, clock, admin_token, _dir: dir }
     }
 
     pub async fn send(&self, request: Request<Body>) -> Answer {
@@ -142,4 +173,11 @@ impl TestApp {
         let state = &self.state;
         seathold_server::sweep::round(state.store.as_ref(), &state.engines, state.clock.as_ref()).await.expect("sweep")
     }
+}
+
+/// Polls a future once, so that it runs up to its first wait (a request
+/// reaches its show writer's queue, or waits for its body), and says whether
+/// it finished. Keep polling it afterwards (`.await` on the pinned future).
+pub async fn poll_once<F: Future + ?Sized>(mut future: Pin<&mut F>) -> Poll<F::Output> {
+    std::future::poll_fn(|context| Poll::Ready(future.as_mut().poll(context))).await
 }
