@@ -72,7 +72,9 @@ async fn stamp_server_time(State(state): State<AppState>, mut request: Request, 
             area: error.area,
             available: error.available,
         };
-        response = (status, Json(body)).into_response();
+        // Keep the error's own headers (Retry-After, Allow); the body is new.
+        let headers = std::mem::take(response.headers_mut());
+        response = (status, headers, Json(body)).into_response();
     }
     response.headers_mut().insert("x-server-time", HeaderValue::from(stamp.0));
     response

@@ -126,6 +126,39 @@ impl Engines {
     }
 }
 
+/// Rounds of re-reading a list of holds until every show read it at one instant.
+const LIST_ROUNDS: usize = 4;
+
+impl Engines {
+    /// A holder's holds, newest first, read at one instant: the latest of
+    /// `now` and the instants of the writers involved (a writer never answers
+    /// earlier than its latest decision), so no hold in the list is seen at
+    /// an instant the list's own `serverTime` has not reached.
+    pub async fn list_holds(
+        &self,
+        holder: &HolderId,
+        now: ServerMillis,
+    ) -> Result<Decided<Vec<HoldBody>>, EngineError> {
+        let holds = self.holds_of(holder).await?;
+        let mut at = now;
+        let mut round = 0;
+        loop {
+            round += 1;
+            let mut read = Vec::with_capacity(holds.len());
+            for (hold, show) in &holds {
+                read.push(show.hold(holder.clone(), hold.clone(), at).await?);
+            }
+            let latest = read.iter().map(|hold| hold.at).fold(at, ServerMillis::max);
+            // Under a steady stream of writes the writers may keep moving on;
+            // after a few rounds the list goes out as read, stamped with the latest.
+            if round == LIST_ROUNDS || read.iter().all(|hold| hold.at == latest) {
+                return Ok(Decided { at: latest, value: read.into_iter().map(|hold| hold.value).collect() });
+            }
+            at = latest;
+        }
+    }
+}
+
 impl ShowHandle {
     async fn ask<T>(&self, command: impl FnOnce(Reply<T>) -> Command) -> Result<Decided<T>, EngineError> {
         let (reply, answer) = oneshot::channel();

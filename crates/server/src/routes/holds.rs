@@ -68,17 +68,11 @@ async fn create_hold(
 /// The caller's holds, newest first.
 #[utoipa::path(get, path = "/holds", tag = "holds", security(("session" = []), ("cookie" = [])),
     responses((status = 200, body = HoldList), (status = 401, description = "unauthorized", body = ErrorBody)))]
-async fn list_holds(
-    session: Session,
-    State(state): State<AppState>,
-    Now(now): Now,
-) -> Result<Json<HoldList>, AppError> {
-    let holder = holder(&session);
-    let mut holds = Vec::new();
-    for (hold, show) in state.engines.holds_of(&holder).await? {
-        holds.push(show.hold(holder.clone(), hold, now).await?.value);
-    }
-    Ok(Json(HoldList { holds, server_time: now.0 }))
+async fn list_holds(session: Session, State(state): State<AppState>, Now(now): Now) -> Result<Response, AppError> {
+    let listed = state.engines.list_holds(&holder(&session), now).await?;
+    let mut response = Json(HoldList { holds: listed.value, server_time: listed.at.0 }).into_response();
+    response.extensions_mut().insert(DecidedAt(listed.at));
+    Ok(response)
 }
 
 /// The show of a hold named in a path; unknown or malformed → `no_hold`.
