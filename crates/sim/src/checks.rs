@@ -36,7 +36,7 @@ impl Sim {
         self.check_acks()?;
         self.check_seat_maps().await?;
         self.drain_viewers();
-        if self.step % GHOST_CHECK_EVERY == 0 {
+        if self.step.is_multiple_of(GHOST_CHECK_EVERY) {
             self.check_no_ghosts().await?;
         }
         Ok(())
@@ -53,7 +53,7 @@ impl Sim {
 
     fn check_acks(&self) -> Result<(), Box<Failure>> {
         for (at, customer) in self.customers.iter().enumerate() {
-            for (id, ack) in &customer.acked {
+            for (id, ack) in customer.acked.iter() {
                 let stored = self
                     .oracle
                     .shows

@@ -13,13 +13,15 @@ use seat_state::wire::ChangeEvent;
 use seathold_server::store::CommitFault;
 
 use crate::oracle::Oracle;
-use crate::requests::{Ack, Ask, Customer, DropsAfterPolls, InFlight, Spec};
+use crate::requests::{Ack, Acked, Ask, Customer, DropsAfterPolls, InFlight, Spec};
 use crate::world::{Answer, World};
 use crate::{Config, Failure, Report, SETTLE};
 
 const CUSTOMERS: usize = 6;
 /// Trace lines kept for a failure report.
 const TRACE: usize = 60;
+/// Rounds of reactions to reactions within one step.
+const FOLLOW_UP_ROUNDS: usize = 3;
 
 /// A live viewer of one show: the last version it has.
 #[derive(Default)]
@@ -39,6 +41,8 @@ pub struct Sim {
     pub viewers: BTreeMap<String, Viewer>,
     pub report: Report,
     pub step: usize,
+    /// Requests customers send at once in reaction to an answer.
+    follow_ups: Vec<Spec>,
     /// A resuming viewer's replay that missed versions, reported by `check`.
     pub replay_gap: Option<String>,
     trace: VecDeque<String>,
@@ -64,6 +68,7 @@ impl Sim {
             viewers,
             report: Report::default(),
             step: 0,
+            follow_ups: Vec::new(),
             replay_gap: None,
             trace: VecDeque::new(),
         };
@@ -75,7 +80,7 @@ impl Sim {
             let customer = Customer {
                 token: token.to_owned(),
                 holder_id,
-                acked: BTreeMap::new(),
+                acked: Acked::default(),
                 retries: Vec::new(),
                 next_id: 0,
             };
@@ -110,11 +115,28 @@ impl Sim {
         self.finish().await?;
         self.report.steps = self.config.steps;
         self.report.transitions = self.oracle.shows.values().map(|show| show.version).sum();
+        self.report.fingerprint = self.fingerprint().await.map_err(|error| self.fail(format!("{error:#}")))?;
         Ok(self.report.clone())
     }
 
     /// Lets every task run until all of them wait, then reads what finished.
     pub async fn settle(&mut self) -> Result<(), Box<Failure>> {
+        self.settle_once().await?;
+        // Reactions go out at once, before the clock moves again.
+        for _ in 0..FOLLOW_UP_ROUNDS {
+            if self.follow_ups.is_empty() {
+                break;
+            }
+            for spec in std::mem::take(&mut self.follow_ups) {
+                self.send(spec);
+            }
+            self.settle_once().await?;
+        }
+        self.follow_ups.clear();
+        Ok(())
+    }
+
+    async fn settle_once(&mut self) -> Result<(), Box<Failure>> {
         tokio::time::sleep(SETTLE).await;
         let (done, waiting): (Vec<_>, Vec<_>) = self.in_flight.drain(..).partition(|f| f.handle.is_finished());
         self.in_flight = waiting;
@@ -181,7 +203,7 @@ impl Sim {
 
     fn new_spec(&mut self) -> Spec {
         let customer = self.rng.usize(0..self.customers.len());
-        let known: Vec<String> = self.customers[customer].acked.keys().cloned().collect();
+        let known: Vec<String> = self.customers[customer].acked.ids().cloned().collect();
         let pick = |rng: &mut fastrand::Rng| known.get(rng.usize(0..known.len().max(1))).cloned();
         let ask = match self.rng.u32(0..100) {
             0..50 => self.new_hold(customer),
@@ -212,9 +234,10 @@ impl Sim {
         let floor = if seats.is_empty() || self.rng.u32(0..5) == 0 { self.rng.u32(1..=2) } else { 0 };
         let roll = self.rng.u32(0..100);
         let buyer = &mut self.customers[customer];
+        let known: Vec<&String> = buyer.acked.ids().collect();
         let hold_id = match roll {
             // Reuses one of its holds' ids, maybe in the other show: a replay or a mismatch.
-            0..6 if !buyer.acked.is_empty() => buyer.acked.keys().nth(roll as usize % buyer.acked.len()).cloned(),
+            0..6 if !known.is_empty() => Some(known[roll as usize % known.len()].clone()),
             // The server makes the id (such a request cannot be retried safely).
             6..14 => None,
             _ => {
@@ -343,11 +366,12 @@ impl Sim {
             self.customers[spec.customer].retries.push(spec);
             return Ok(());
         }
+        self.react(&spec, &answer);
         let customer = &mut self.customers[spec.customer];
         match &spec.ask {
-            Ask::Hold { show, .. } if status.is_success() => {
+            Ask::Hold { show, seats, .. } if status.is_success() => {
                 let id = answer.body["holdId"].as_str().unwrap_or_default().to_owned();
-                customer.acked.entry(id).or_insert(Ack { show: show.clone(), confirmed: false });
+                customer.acked.remember(id, Ack { show: show.clone(), seats: seats.clone(), confirmed: false });
             }
             Ask::Confirm(id) if status == StatusCode::OK => {
                 if let Some(ack) = customer.acked.get_mut(id) {
@@ -356,11 +380,56 @@ impl Sim {
             }
             _ => {}
         }
-        let acked = spec.hold_id().is_some_and(|id| customer.acked.contains_key(id));
+        let acked = spec.hold_id().is_some_and(|id| customer.acked.contains(id));
         if acked && !matches!(spec.ask, Ask::Hold { .. }) && answer.code() == "no_hold" {
             return Err(self.fail(format!("ghost hold: {:?} answered 404 no_hold for an acknowledged hold", spec.ask)));
         }
         Ok(())
+    }
+}
+
+impl Sim {
+    /// What customers do at once, at the same instant, on seeing an answer:
+    /// change their mind right after holding, or grab seats someone let go.
+    /// Such chains put several decisions on one seat into one millisecond.
+    fn react(&mut self, spec: &Spec, answer: &Answer) {
+        match &spec.ask {
+            Ask::Hold { .. } if answer.status == StatusCode::CREATED && self.rng.u32(0..100) < 15 => {
+                let id = answer.body["holdId"].as_str().unwrap_or_default().to_owned();
+                self.follow_ups.push(Spec { customer: spec.customer, ask: Ask::Release(id) });
+            }
+            Ask::Release(id) if answer.status == StatusCode::NO_CONTENT && self.rng.u32(0..100) < 70 => {
+                let Some(ack) = self.customers[spec.customer].acked.get(id) else { return };
+                if ack.seats.is_empty() {
+                    return;
+                }
+                let (show, seats) = (ack.show.clone(), ack.seats.clone());
+                let other = (spec.customer + 1 + self.rng.usize(0..self.customers.len() - 1)) % self.customers.len();
+                let buyer = &mut self.customers[other];
+                buyer.next_id += 1;
+                let hold_id = Some(format!("c{other}-hold-{:04}", buyer.next_id));
+                self.follow_ups.push(Spec { customer: other, ask: Ask::Hold { show, hold_id, seats, floor: 0 } });
+            }
+            _ => {}
+        }
+    }
+
+    async fn fingerprint(&self) -> anyhow::Result<u64> {
+        use std::hash::{Hash, Hasher};
+        let mut names: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut name = |id: &str| {
+            let next = names.len();
+            *names.entry(id.to_owned()).or_insert(next)
+        };
+        let mut hasher = std::hash::DefaultHasher::new();
+        for show in self.oracle.shows.keys() {
+            for entry in self.world.truth.journal(show, 0).await? {
+                let action = format!("{:?}", entry.action);
+                (show, entry.version, entry.at.0, name(entry.hold_id.as_str()), name(entry.holder.as_str()), action)
+                    .hash(&mut hasher);
+            }
+        }
+        Ok(hasher.finish())
     }
 }
 

@@ -19,6 +19,11 @@ use std::time::Duration;
 
 pub use world::StoreKind;
 
+/// Seeds the test command runs, and `cargo xtask sim` by default.
+pub const DEFAULT_SEEDS: u64 = 50;
+/// Steps per seed, likewise.
+pub const DEFAULT_STEPS: usize = 300;
+
 /// One run.
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -40,6 +45,9 @@ pub struct Report {
     pub faults: u64,
     pub restarts: u64,
     pub clock_steps_back: u64,
+    /// A hash of the stored journals, with server-made ids (holders, holds)
+    /// named by first appearance: equal for two runs of one seed.
+    pub fingerprint: u64,
 }
 
 /// A broken invariant, with what led to it.

@@ -7,7 +7,7 @@
 use std::process::ExitCode;
 use std::time::Instant;
 
-use seathold_sim::{Config, Report, StoreKind};
+use seathold_sim::{Config, DEFAULT_SEEDS, DEFAULT_STEPS, Report, StoreKind};
 
 struct Args {
     first: u64,
@@ -17,7 +17,7 @@ struct Args {
 }
 
 fn parse() -> Result<Args, String> {
-    let mut args = Args { first: 0, seeds: 100, steps: 300, store: StoreKind::Memory };
+    let mut args = Args { first: 0, seeds: DEFAULT_SEEDS, steps: DEFAULT_STEPS, store: StoreKind::Memory };
     let mut words = std::env::args().skip(1);
     while let Some(flag) = words.next() {
         let mut value = || words.next().ok_or_else(|| format!("{flag} needs a value"));
@@ -64,7 +64,7 @@ fn main() -> ExitCode {
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts, {} clock steps back",
+        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts, {} clock steps back; fingerprint {:016x}",
         args.seeds,
         args.steps,
         total.requests,
@@ -75,6 +75,7 @@ fn main() -> ExitCode {
         total.faults,
         total.restarts,
         total.clock_steps_back,
+        total.fingerprint,
     );
     ExitCode::SUCCESS
 }
@@ -88,4 +89,5 @@ fn add(total: &mut Report, run: &Report) {
     total.faults += run.faults;
     total.restarts += run.restarts;
     total.clock_steps_back += run.clock_steps_back;
+    total.fingerprint = total.fingerprint.rotate_left(5) ^ run.fingerprint;
 }

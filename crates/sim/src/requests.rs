@@ -2,7 +2,6 @@
 //! request travels (whole, or headers first and the body much later), and
 //! what they remember from the answers.
 
-use std::collections::BTreeMap;
 use std::future::Future;
 use std::pin::Pin;
 use std::task::{Context, Poll};
@@ -47,14 +46,48 @@ pub struct InFlight {
 #[derive(Debug, Clone)]
 pub struct Ack {
     pub show: String,
+    pub seats: Vec<String>,
     pub confirmed: bool,
+}
+
+/// Acknowledged holds in the order they were acknowledged (not by id: ids
+/// the server makes are random, and choices must not depend on them).
+#[derive(Debug, Default)]
+pub struct Acked(Vec<(String, Ack)>);
+
+impl Acked {
+    pub fn ids(&self) -> impl Iterator<Item = &String> {
+        self.0.iter().map(|(id, _)| id)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = &(String, Ack)> {
+        self.0.iter()
+    }
+
+    pub fn get(&self, id: &str) -> Option<&Ack> {
+        self.0.iter().find(|(known, _)| known == id).map(|(_, ack)| ack)
+    }
+
+    pub fn get_mut(&mut self, id: &str) -> Option<&mut Ack> {
+        self.0.iter_mut().find(|(known, _)| known == id).map(|(_, ack)| ack)
+    }
+
+    pub fn contains(&self, id: &str) -> bool {
+        self.0.iter().any(|(known, _)| known == id)
+    }
+
+    pub fn remember(&mut self, id: String, ack: Ack) {
+        if !self.contains(&id) {
+            self.0.push((id, ack));
+        }
+    }
 }
 
 #[derive(Debug)]
 pub struct Customer {
     pub token: String,
     pub holder_id: String,
-    pub acked: BTreeMap<String, Ack>,
+    pub acked: Acked,
     /// Requests to send again (dropped, or answered 503).
     pub retries: Vec<Spec>,
     pub next_id: u32,

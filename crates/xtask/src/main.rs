@@ -6,10 +6,13 @@
 //! - `tidy`: `cargo fmt --check` and clippy, native and wasm32.
 //! - `bench [sale|web] [--sessions N] [--concurrency N] [--seconds N]`: the flash-sale benchmark and
 //!   the web build in headless Chromium (wasm size, arena render, one change).
+//! - `sim [--seeds N] [--steps M] [--seed S] [--store memory|sqlite] [--release] [--mutations]`: the
+//!   deterministic simulator; `--mutations` checks it catches each bug in `crates/sim/mutations/`.
 
 mod bench;
 mod install;
 mod run;
+mod sim;
 mod wasm_imports;
 
 use std::process::ExitCode;
@@ -25,9 +28,10 @@ fn main() -> ExitCode {
         }
         "tidy" => run::tidy(),
         "bench" => bench::bench(rest),
+        "sim" => sim::sim(rest),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS]>"
+                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS]>"
             );
             return ExitCode::from(2);
         }

@@ -1,0 +1,32 @@
+//! The simulator in the test command: the default seeds on the in-memory
+//! store, a few on a real SQLite file, and one seed run twice.
+
+use seathold_sim::{Config, DEFAULT_SEEDS, DEFAULT_STEPS, StoreKind};
+
+fn run_seeds(seeds: std::ops::Range<u64>, store: StoreKind) {
+    for seed in seeds {
+        if let Err(failure) = seathold_sim::run(&Config { seed, steps: DEFAULT_STEPS, store }) {
+            panic!("{failure}");
+        }
+    }
+}
+
+#[test]
+fn the_default_seeds_keep_every_invariant() {
+    run_seeds(0..DEFAULT_SEEDS, StoreKind::Memory);
+}
+
+#[test]
+fn seeds_on_a_sqlite_file_keep_every_invariant() {
+    run_seeds(1000..1006, StoreKind::Sqlite);
+}
+
+#[test]
+fn a_seed_replays_the_same_run() {
+    let config = Config { seed: 7, steps: DEFAULT_STEPS, store: StoreKind::Memory };
+    let first = seathold_sim::run(&config).map_err(|failure| failure.to_string());
+    let second = seathold_sim::run(&config).map_err(|failure| failure.to_string());
+    let (first, second) = (first.expect("seed 7 passes"), second.expect("seed 7 passes again"));
+    assert_eq!((first.fingerprint, first.requests), (second.fingerprint, second.requests));
+    assert!(first.transitions > 0, "the run changed something");
+}
