@@ -15,16 +15,11 @@ use utoipa_axum::routes;
 use seat_state::wire::ErrorBody;
 
 use crate::error::{AppError, DecidedAt, PendingError};
-use crate::extract::Now;
+use crate::extract::{BODY_LIMIT, Now};
 use crate::metrics;
 use crate::openapi;
 use crate::routes;
 use crate::state::AppState;
-
-/// Request bodies above this are refused, except on admin endpoints.
-pub const BODY_LIMIT: usize = 64 * 1024;
-/// Admin endpoints take whole venues.
-pub const ADMIN_BODY_LIMIT: usize = 16 * 1024 * 1024;
 
 /// The whole application; `web_dist` serves the built UI at `/` when given.
 pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {

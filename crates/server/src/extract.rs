@@ -10,7 +10,13 @@ use seat_state::ServerMillis;
 
 use crate::error::AppError;
 
-/// The one server instant a request is decided at (set by the middleware).
+/// Request bodies above this are refused, except on admin endpoints.
+pub const BODY_LIMIT: usize = 64 * 1024;
+/// Admin endpoints take whole venues.
+pub const ADMIN_BODY_LIMIT: usize = 16 * 1024 * 1024;
+
+/// The instant a request arrived at (set by the middleware): it answers
+/// what decides nothing; show writers decide at their own instant.
 #[derive(Debug, Clone, Copy)]
 pub struct Now(pub ServerMillis);
 

@@ -11,9 +11,8 @@ use utoipa_axum::routes;
 use seat_state::Show;
 use seat_state::wire::{ErrorBody, ShowBody, ShowInput, ShowList};
 
-use crate::app::ADMIN_BODY_LIMIT;
 use crate::error::AppError;
-use crate::extract::{ApiJson, Now};
+use crate::extract::{ADMIN_BODY_LIMIT, ApiJson, Now};
 use crate::state::AppState;
 use crate::store::CreateShow;
 
