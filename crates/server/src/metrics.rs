@@ -33,6 +33,8 @@ pub struct Metrics {
     /// Decisions written per group commit, and how long each commit took.
     pub commit_batch: Histogram,
     pub commit_seconds: Histogram,
+    /// Journal entries other processes committed, applied here (shared store).
+    pub caught_up: Counter,
     requests: Family<RouteLabels, Histogram>,
 }
 
@@ -44,6 +46,7 @@ impl Default for Metrics {
         let holds_expired = Counter::default();
         let holds_released = Counter::default();
         let hold_conflicts = Counter::default();
+        let caught_up = Counter::default();
         // 0.1 ms … ~3 s.
         let requests = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
             Histogram::new(exponential_buckets(0.0001, 2.0, 16))
@@ -60,6 +63,11 @@ impl Default for Metrics {
             "seathold_hold_conflicts",
             "Hold requests refused because places were taken",
             hold_conflicts.clone(),
+        );
+        registry.register(
+            "seathold_journal_caught_up",
+            "Journal entries other processes committed, applied by this one",
+            caught_up.clone(),
         );
         registry.register("seathold_http_request_duration_seconds", "HTTP request latency", requests.clone());
         let commit_batch = Histogram::new(exponential_buckets(1.0, 2.0, 11));
@@ -79,6 +87,7 @@ impl Default for Metrics {
             hold_conflicts,
             commit_batch,
             commit_seconds,
+            caught_up,
             requests,
         }
     }

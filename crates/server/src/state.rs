@@ -39,6 +39,7 @@ impl AppState {
     pub fn new(store: Arc<dyn Store>, clock: SharedClock, admin_token: Option<Arc<str>>) -> Self {
         let metrics = Arc::new(Metrics::default());
         let engines = Arc::new(Engines::new(Arc::clone(&store), Arc::clone(&metrics), Arc::clone(&clock)));
+        engines.follow_other_processes();
         let stopping = Arc::new(tokio::sync::watch::Sender::new(false));
         Self(Arc::new(Shared {
             store,

@@ -12,11 +12,11 @@ use std::sync::Arc;
 
 use tokio::sync::mpsc;
 
-use seat_state::{Change, ServerMillis, ShowState};
+use seat_state::{Change, HoldId, ServerMillis, ShowState};
 
 use crate::clock::SharedClock;
 use crate::metrics::Metrics;
-use crate::store::{CommitError, LoadedHolds, Store, Transition};
+use crate::store::{CommitError, LoadedHolds, Store};
 
 use super::commands::{Command, Decided as Answer, Read, Write};
 use super::decide::{Decided, Outcome};
@@ -69,11 +69,12 @@ impl ShowActor {
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
         let mut batch = Vec::with_capacity(MAX_BATCH);
         while commands.recv_many(&mut batch, MAX_BATCH).await > 0 {
-            let (mut writes, mut reads) = (Vec::new(), Vec::new());
+            let (mut writes, mut reads, mut refresh) = (Vec::new(), Vec::new(), false);
             for command in batch.drain(..) {
                 match command {
                     Command::Write(write) => writes.push(write),
                     Command::Read(read) => reads.push(read),
+                    Command::Refresh => refresh = true,
                 }
             }
             if self.broken && self.reload().await.is_err() {
@@ -83,6 +84,13 @@ impl ShowActor {
             }
             if !writes.is_empty() {
                 self.write(writes).await;
+            } else if (!reads.is_empty() || (refresh && self.events.watched()))
+                && self.store.shared()
+                && self.refresh().await.is_err()
+            {
+                // Another process may have written: a read answers what is stored, or nothing.
+                reads.into_iter().for_each(|read| read.fail(EngineError::Unavailable));
+                continue;
             }
             for read in reads {
                 self.read(read);
@@ -90,10 +98,11 @@ impl ShowActor {
         }
     }
 
-    /// The instant a batch is decided at: the clock, but never before the
-    /// latest instant decided, so time never runs backwards for a show.
-    fn instant(&mut self) -> ServerMillis {
-        self.latest = self.clock.now().max(self.latest);
+    /// The instant a batch is decided at: the store's clock when it has one
+    /// (the database's, shared by every process), else this process's; never
+    /// before the latest instant decided, so time never runs backwards for a show.
+    fn instant(&mut self, store_now: Option<ServerMillis>) -> ServerMillis {
+        self.latest = store_now.unwrap_or_else(|| self.clock.now()).max(self.latest);
         self.latest
     }
 
@@ -101,10 +110,8 @@ impl ShowActor {
         let mut foreign = HashSet::new();
         let mut reloaded_for_stale = false;
         loop {
-            let at = self.instant();
-            let decided = self.decide_all(&writes, at, &foreign);
-            let error = match self.commit(&decided.transitions).await {
-                Ok(()) => return self.publish(decided, writes),
+            let error = match self.attempt(&writes, &foreign).await {
+                Ok(decided) => return self.publish(decided, writes),
                 Err(error) => error,
             };
             // Uncommitted decisions are in memory: storage is the truth again.
@@ -155,15 +162,49 @@ impl ShowActor {
         }
     }
 
-    async fn commit(&self, transitions: &Arc<[Transition]>) -> Result<(), CommitError> {
-        if transitions.is_empty() {
-            return Ok(());
-        }
+    /// One try at a batch: open it (in a shared store: take the show's lock,
+    /// read the database's clock, catch up with what others committed),
+    /// decide every write at one instant, commit.
+    async fn attempt(&mut self, writes: &[Write], foreign: &HashSet<HoldId>) -> Result<Decided, CommitError> {
+        let (store, show_id) = (Arc::clone(&self.store), Arc::clone(&self.show_id));
         let started = std::time::Instant::now();
-        let result = self.store.commit(&self.show_id, Arc::clone(transitions)).await;
-        self.metrics.commit_batch.observe(transitions.len() as f64);
-        self.metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
-        result
+        let mut batch = store.begin_batch(&show_id, self.state.version()).await?;
+        let missed = batch.take_missed();
+        if !missed.is_empty() {
+            self.metrics.caught_up.inc_by(missed.len() as u64);
+            self.catch_up(missed).map_err(|gap| CommitError::Stale(gap.0))?;
+        }
+        let at = self.instant(batch.now());
+        let decided = self.decide_all(writes, at, foreign);
+        let result = batch.commit(Arc::clone(&decided.transitions)).await;
+        if !decided.transitions.is_empty() {
+            self.metrics.commit_batch.observe(decided.transitions.len() as f64);
+            self.metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
+        }
+        result.map(|()| decided)
+    }
+
+    /// Applies what other processes committed since this writer's version.
+    async fn refresh(&mut self) -> anyhow::Result<()> {
+        let missed = self.store.journal(&self.show_id, self.state.version()).await?;
+        self.metrics.caught_up.inc_by(missed.len() as u64);
+        if let Err(gap) = self.catch_up(missed) {
+            tracing::warn!(show = %self.show_id, gap = %gap.0, "cannot catch up; reloading the show");
+            self.reload().await?;
+        }
+        Ok(())
+    }
+
+    /// A change now stored (by this process or another) reaches the index,
+    /// the live viewers and the show's clock floor.
+    pub(super) fn observe(&mut self, change: &Change, at: ServerMillis) {
+        self.latest = self.latest.max(at);
+        if let Change::Created { hold } = change
+            && let Err(error) = self.index.insert(&self.show_id, hold)
+        {
+            tracing::error!(show = %self.show_id, %error, "cannot index a new hold");
+        }
+        self.events.publish(self.state.change_event(change, at));
     }
 
     /// Rebuilds the state and the index from storage, and forgets the

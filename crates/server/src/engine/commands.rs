@@ -55,6 +55,9 @@ pub enum Command {
     Write(Write),
     /// Answered from committed state once the batch's writes are durable.
     Read(Read),
+    /// Another process changed the show (a hint): catch up, so live viewers
+    /// here see it too.
+    Refresh,
 }
 
 /// A request that may change the show. It carries no instant: the writer

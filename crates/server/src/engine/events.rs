@@ -51,6 +51,11 @@ impl EventHub {
         let _ = self.sender.send(event);
     }
 
+    /// Whether anyone is watching live.
+    pub fn watched(&self) -> bool {
+        self.sender.receiver_count() > 0
+    }
+
     /// Forgets what could be replayed: after a reload, versions in memory may
     /// not be the stored ones, so a reconnecting viewer gets a fresh snapshot.
     pub fn forget_recent(&mut self) {

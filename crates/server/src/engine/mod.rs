@@ -6,6 +6,7 @@
 //! other. Errors are `EngineError`s; HTTP is the routes' business.
 
 mod actor;
+mod catch_up;
 mod commands;
 mod decide;
 mod error;
@@ -15,7 +16,7 @@ mod index;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
-use tokio::sync::{OnceCell, mpsc, oneshot};
+use tokio::sync::{OnceCell, broadcast, mpsc, oneshot};
 
 use seat_state::wire::{HoldBody, HoldRequestBody, SeatMap};
 use seat_state::{HoldId, HolderId, ServerMillis, ShowState};
@@ -32,6 +33,9 @@ pub use index::HoldIndex;
 
 /// Requests waiting for a show's writer before senders wait too.
 const QUEUE: usize = 4096;
+/// How often writers with live viewers look for other processes' changes
+/// when no hint came (hints can be lost; the journal cannot).
+const FALLBACK_POLL: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Every show's engine, by show id, and which show each hold belongs to.
 pub struct Engines {
@@ -105,9 +109,19 @@ impl Engines {
     }
 
     /// The engine of the show a hold belongs to; `None` for an unknown hold.
+    /// With a shared store, a hold another process made is found in the
+    /// store (the index of record); memory is only a cache.
     pub async fn show_of_hold(&self, hold: &HoldId) -> Result<Option<ShowHandle>, EngineError> {
-        self.load_all().await?;
-        match self.index.show_of(hold)? {
+        let show_id = if self.store.shared() {
+            match self.index.show_of(hold) {
+                Ok(Some(show_id)) => Some(show_id.to_string()),
+                _ => self.store.hold_show(hold).await.map_err(storage)?,
+            }
+        } else {
+            self.load_all().await?;
+            self.index.show_of(hold)?.map(|show_id| show_id.to_string())
+        };
+        match show_id {
             Some(show_id) => self.show(&show_id).await,
             None => Ok(None),
         }
@@ -115,14 +129,55 @@ impl Engines {
 
     /// A holder's holds with their shows' engines, newest first.
     pub async fn holds_of(&self, holder: &HolderId) -> Result<Vec<(HoldId, ShowHandle)>, EngineError> {
-        self.load_all().await?;
-        let mut holds = Vec::new();
-        for (show_id, hold) in self.index.holds_of(holder)? {
+        let listed: Vec<(String, HoldId)> = if self.store.shared() {
+            self.store.holder_holds(holder).await.map_err(storage)?
+        } else {
+            self.load_all().await?;
+            self.index.holds_of(holder)?.into_iter().map(|(show, hold)| (show.to_string(), hold)).collect()
+        };
+        let mut holds = Vec::with_capacity(listed.len());
+        for (show_id, hold) in listed {
             if let Some(show) = self.show(&show_id).await? {
                 holds.push((hold, show));
             }
         }
         Ok(holds)
+    }
+
+    /// With a shared store, wakes this process's writers when other
+    /// processes change their shows (the store's hints, and a poll every
+    /// second in case a hint is lost), so live viewers here see it.
+    pub fn follow_other_processes(self: &Arc<Self>) {
+        let Some(mut hints) = self.store.changes() else { return };
+        let engines = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut poll = tokio::time::interval(FALLBACK_POLL);
+            loop {
+                let show: Option<Arc<str>> = tokio::select! {
+                    hint = hints.recv() => match hint {
+                        Ok(show) => Some(show),
+                        Err(broadcast::error::RecvError::Lagged(_)) => None,
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    },
+                    _ = poll.tick() => None,
+                };
+                let Some(engines) = engines.upgrade() else { return };
+                engines.wake(show.as_deref());
+            }
+        });
+    }
+
+    /// Asks one show's writer (or every running one) to catch up.
+    fn wake(&self, show: Option<&str>) {
+        let Ok(shows) = self.shows.read() else { return };
+        let handles: Vec<&ShowHandle> = match show {
+            Some(show) => shows.get(show).into_iter().collect(),
+            None => shows.values().collect(),
+        };
+        for handle in handles {
+            // A full queue means the writer is busy and will catch up anyway.
+            drop(handle.commands.try_send(Command::Refresh));
+        }
     }
 }
 

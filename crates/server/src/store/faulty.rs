@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 
 use seat_state::wire::ShowSummary;
-use seat_state::{ServerMillis, Show};
+use seat_state::{HoldId, HolderId, ServerMillis, Show};
 
-use super::{CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition};
+use super::{Batch, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, LocalBatch, Store, Transition};
 
 /// How the next commit goes wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,6 +77,27 @@ impl FaultyStore {
 
 #[async_trait]
 impl Store for FaultyStore {
+    fn shared(&self) -> bool {
+        self.inner.shared()
+    }
+
+    /// A shared store's batches are its own (its faults are not injected);
+    /// a local store's go through [`Store::commit`] here, faults and all.
+    async fn begin_batch<'a>(&'a self, show_id: &'a str, version: i64) -> Result<Box<dyn Batch + 'a>, CommitError> {
+        if self.inner.shared() {
+            return self.inner.begin_batch(show_id, version).await;
+        }
+        Ok(Box::new(LocalBatch::new(self, show_id)))
+    }
+
+    fn changes(&self) -> Option<tokio::sync::broadcast::Receiver<Arc<str>>> {
+        self.inner.changes()
+    }
+
+    async fn clock(&self) -> anyhow::Result<Option<ServerMillis>> {
+        self.inner.clock().await
+    }
+
     async fn ping(&self) -> anyhow::Result<()> {
         self.inner.ping().await
     }
@@ -110,6 +131,14 @@ impl Store for FaultyStore {
 
     async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
         self.inner.journal(show_id, after_version).await
+    }
+
+    async fn hold_show(&self, hold: &HoldId) -> anyhow::Result<Option<String>> {
+        self.inner.hold_show(hold).await
+    }
+
+    async fn holder_holds(&self, holder: &HolderId) -> anyhow::Result<Vec<(String, HoldId)>> {
+        self.inner.holder_holds(holder).await
     }
 
     async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use seat_state::wire::ShowSummary;
-use seat_state::{Change, HoldId, ServerMillis, Show};
+use seat_state::{Change, HoldId, HolderId, ServerMillis, Show};
 
 use super::{CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition, replay};
 
@@ -21,7 +21,8 @@ pub struct MemoryStore(Arc<Mutex<Inner>>);
 struct Inner {
     shows: BTreeMap<String, StoredShow>,
     sessions: HashMap<String, String>,
-    hold_ids: HashMap<HoldId, String>,
+    /// Each hold's show, holder and order (created_at, version).
+    hold_ids: HashMap<HoldId, (String, HolderId, ServerMillis, i64)>,
     /// By sequence number, as SQLite's `outbox.seq`.
     outbox: BTreeMap<i64, Entry>,
     next_seq: i64,
@@ -113,6 +114,19 @@ impl Store for MemoryStore {
         Ok(journal.iter().filter(|t| t.version > after_version).map(JournalEntry::from).collect())
     }
 
+    async fn hold_show(&self, hold: &HoldId) -> anyhow::Result<Option<String>> {
+        Ok(self.lock()?.hold_ids.get(hold).map(|(show, ..)| show.clone()))
+    }
+
+    async fn holder_holds(&self, holder: &HolderId) -> anyhow::Result<Vec<(String, HoldId)>> {
+        let inner = self.lock()?;
+        let mut holds: Vec<_> = inner.hold_ids.iter().filter(|(_, (_, owner, ..))| owner == holder).collect();
+        holds.sort_by(|(_, (a_show, _, a_at, a_version)), (_, (b_show, _, b_at, b_version))| {
+            (b_at, b_show, b_version).cmp(&(a_at, a_show, a_version))
+        });
+        Ok(holds.into_iter().map(|(hold, (show, ..))| (show.clone(), hold.clone())).collect())
+    }
+
     async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {
         let Some(first) = transitions.first() else { return Ok(()) };
         let mut inner = self.lock()?;
@@ -131,7 +145,8 @@ impl Store for MemoryStore {
         for transition in transitions.iter() {
             match &transition.change {
                 Change::Created { hold } => {
-                    inner.hold_ids.insert(hold.id.clone(), show_id.to_owned());
+                    let entry = (show_id.to_owned(), hold.holder.clone(), hold.created_at, hold.created_version);
+                    inner.hold_ids.insert(hold.id.clone(), entry);
                     inner.add_outbox(show_id, &hold.id, hold.expires_at);
                 }
                 Change::Extended { hold, to, .. } => inner.add_outbox(show_id, hold, *to),

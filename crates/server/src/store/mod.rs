@@ -167,9 +167,76 @@ pub enum CommitError {
     Failed(#[from] anyhow::Error),
 }
 
+/// One show's batch in the making: opened before its writer decides,
+/// committed after. For a store several processes share, it is a
+/// transaction that holds the show's write lock from `begin_batch` to
+/// `commit`, so decisions stay single-writer per show across processes.
+#[async_trait]
+pub trait Batch: Send {
+    /// The instant to decide at, from the store's own clock (the database's),
+    /// never below the show's latest stored instant; `None`: the process's
+    /// clock decides.
+    fn now(&self) -> Option<ServerMillis>;
+    /// Entries other processes committed after the writer's version, oldest
+    /// first: the writer applies them before it decides.
+    fn take_missed(&mut self) -> Vec<JournalEntry>;
+    /// Writes the transitions as [`Store::commit`] does and ends the batch.
+    async fn commit(self: Box<Self>, transitions: Arc<[Transition]>) -> Result<(), CommitError>;
+}
+
+/// The batch of a store only this process writes: nothing to lock, nothing
+/// missed, the process's clock decides.
+pub struct LocalBatch<'a, S: ?Sized> {
+    store: &'a S,
+    show_id: &'a str,
+}
+
+impl<'a, S: ?Sized> LocalBatch<'a, S> {
+    pub fn new(store: &'a S, show_id: &'a str) -> Self {
+        Self { store, show_id }
+    }
+}
+
+#[async_trait]
+impl<S: Store + ?Sized> Batch for LocalBatch<'_, S> {
+    fn now(&self) -> Option<ServerMillis> {
+        None
+    }
+
+    fn take_missed(&mut self) -> Vec<JournalEntry> {
+        Vec::new()
+    }
+
+    async fn commit(self: Box<Self>, transitions: Arc<[Transition]>) -> Result<(), CommitError> {
+        if transitions.is_empty() {
+            return Ok(());
+        }
+        self.store.commit(self.show_id, transitions).await
+    }
+}
+
 /// A durable home for shows, seats and holds.
 #[async_trait]
 pub trait Store: Send + Sync + 'static {
+    /// Whether other processes write the same shows. A shared store is the
+    /// index of record (holds, holders) and the source of what others did.
+    fn shared(&self) -> bool {
+        false
+    }
+    /// Opens a batch of one show for a writer at `version`.
+    async fn begin_batch<'a>(&'a self, show_id: &'a str, _version: i64) -> Result<Box<dyn Batch + 'a>, CommitError> {
+        Ok(Box::new(LocalBatch::new(self, show_id)))
+    }
+    /// Hints that shows changed in other processes (their ids), for live
+    /// viewers; `None` when nobody else writes. A hint may be lost: the
+    /// journal is the source, hints only wake.
+    fn changes(&self) -> Option<tokio::sync::broadcast::Receiver<Arc<str>>> {
+        None
+    }
+    /// The store's clock, when it has one that decides (the database's).
+    async fn clock(&self) -> anyhow::Result<Option<ServerMillis>> {
+        Ok(None)
+    }
     /// Fails when the store cannot answer.
     async fn ping(&self) -> anyhow::Result<()>;
     /// Creates a show unless one with its id exists (atomically).
@@ -184,6 +251,10 @@ pub trait Store: Send + Sync + 'static {
     async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>>;
     /// A show's version, every hold it has and its latest decision instant.
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds>;
+    /// The show a hold id belongs to: the index of record.
+    async fn hold_show(&self, hold: &HoldId) -> anyhow::Result<Option<String>>;
+    /// A holder's holds across shows, newest first, as `(show id, hold id)`.
+    async fn holder_holds(&self, holder: &HolderId) -> anyhow::Result<Vec<(String, HoldId)>>;
     /// A show's journal entries after `after_version`, oldest first.
     async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>>;
     /// Writes consecutive transitions of one show all or nothing, conditional

@@ -7,10 +7,10 @@
 //! replaying the journal; nothing is updated in place, so a commit writes a
 //! few appended pages instead of scattered index pages.
 
-use rusqlite::{Connection, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use serde_json::json;
 
-use seat_state::{AreaId, Change, HoldId, HolderId, Quantity, SeatId, ServerMillis};
+use seat_state::{AreaId, Change, Hold, HoldId, HolderId, Quantity, SeatId, ServerMillis};
 
 use crate::store::{CommitError, JournalAction, JournalEntry, LoadedHolds, Transition, replay};
 
@@ -48,7 +48,7 @@ pub fn commit(connection: &mut Connection, show_id: &str, transitions: &[Transit
 fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Result<(), CommitError> {
     let (action, places, expires_at, extensions, late) = match &transition.change {
         Change::Created { hold } => {
-            claim_hold_id(tx, show_id, &hold.id)?;
+            claim_hold_id(tx, show_id, hold)?;
             let places = json!({
                 "seats": hold.seats.iter().map(SeatId::as_str).collect::<Vec<_>>(),
                 "areas": hold.areas.iter().map(|(area, quantity)| (area.as_str(), quantity.get())).collect::<Vec<_>>(),
@@ -85,16 +85,26 @@ fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Resul
 }
 
 /// Takes a hold id for this show; the primary key refuses one another show has.
-fn claim_hold_id(tx: &Transaction<'_>, show_id: &str, hold: &HoldId) -> Result<(), CommitError> {
+fn claim_hold_id(tx: &Transaction<'_>, show_id: &str, hold: &Hold) -> Result<(), CommitError> {
     let claimed = tx
-        .prepare_cached("INSERT INTO hold_ids (hold_id, show_id) VALUES (?1, ?2)")
-        .and_then(|mut statement| statement.execute(params![hold.as_str(), show_id]));
+        .prepare_cached(
+            "INSERT INTO hold_ids (hold_id, show_id, holder_id, created_at, version) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )
+        .and_then(|mut statement| {
+            statement.execute(params![
+                hold.id.as_str(),
+                show_id,
+                hold.holder.as_str(),
+                hold.created_at.0,
+                hold.created_version
+            ])
+        });
     match claimed {
         Ok(_) => Ok(()),
         Err(rusqlite::Error::SqliteFailure(error, _))
             if error.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY =>
         {
-            Err(CommitError::HoldIdTaken(hold.clone()))
+            Err(CommitError::HoldIdTaken(hold.id.clone()))
         }
         Err(error) => Err(failed(error)),
     }
@@ -163,4 +173,23 @@ pub fn journal(connection: &Connection, show_id: &str, after: i64) -> anyhow::Re
         });
     }
     Ok(entries)
+}
+
+/// The show a hold id belongs to.
+pub fn hold_show(connection: &Connection, hold: &str) -> anyhow::Result<Option<String>> {
+    let mut statement = connection.prepare_cached("SELECT show_id FROM hold_ids WHERE hold_id = ?1")?;
+    Ok(statement.query_row([hold], |row| row.get(0)).optional()?)
+}
+
+/// A holder's holds across shows, newest first.
+pub fn holder_holds(connection: &Connection, holder: &str) -> anyhow::Result<Vec<(String, HoldId)>> {
+    let mut statement = connection.prepare_cached(
+        "SELECT show_id, hold_id FROM hold_ids WHERE holder_id = ?1 ORDER BY created_at DESC, show_id DESC, version DESC",
+    )?;
+    let rows = statement.query_map([holder], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
+    rows.map(|row| {
+        let (show, hold) = row?;
+        Ok((show, HoldId::parse(&hold)?))
+    })
+    .collect()
 }

@@ -15,9 +15,10 @@ use seat_state::wire::{ShowInput, ShowSummary};
 use seat_state::{ServerMillis, Show};
 
 use super::{CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition};
-use seat_state::HoldId;
+use seat_state::{HoldId, HolderId};
 
 mod holds;
+mod lock;
 
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
@@ -53,6 +54,8 @@ impl Durability {
 #[derive(Clone)]
 pub struct SqliteStore {
     connection: Arc<Mutex<Connection>>,
+    /// One process per file: held while any clone of the store lives.
+    _process_lock: Arc<lock::ProcessLock>,
 }
 
 impl SqliteStore {
@@ -66,6 +69,7 @@ impl SqliteStore {
         // Statements are cached per connection; one writer uses a few dozen.
         let path = path.as_ref().to_owned();
         tokio::task::spawn_blocking(move || {
+            let process_lock = lock::acquire(&path)?;
             let mut connection =
                 Connection::open(&path).with_context(|| format!("opening SQLite database {}", path.display()))?;
             connection.pragma_update(None, "journal_mode", "WAL")?;
@@ -76,7 +80,7 @@ impl SqliteStore {
             connection.busy_timeout(std::time::Duration::from_secs(5))?;
             connection.set_prepared_statement_cache_capacity(64);
             migrations().to_latest(&mut connection).context("migrating the SQLite database")?;
-            Ok(Self { connection: Arc::new(Mutex::new(connection)) })
+            Ok(Self { connection: Arc::new(Mutex::new(connection)), _process_lock: Arc::new(process_lock) })
         })
         .await?
     }
@@ -182,6 +186,16 @@ impl Store for SqliteStore {
     async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
         let show_id = show_id.to_owned();
         self.with(move |connection| holds::journal(connection, &show_id, after_version)).await
+    }
+
+    async fn hold_show(&self, hold: &HoldId) -> anyhow::Result<Option<String>> {
+        let hold = hold.to_string();
+        self.with(move |connection| holds::hold_show(connection, &hold)).await
+    }
+
+    async fn holder_holds(&self, holder: &HolderId) -> anyhow::Result<Vec<(String, HoldId)>> {
+        let holder = holder.to_string();
+        self.with(move |connection| holds::holder_holds(connection, &holder)).await
     }
 
     async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {
