@@ -25,6 +25,7 @@ pub fn setup(purpose: For) -> Result<(), String> {
     npm_tools()?;
     if purpose == For::Test {
         browser()?;
+        postgres()?;
     }
     Ok(())
 }
@@ -133,16 +134,70 @@ fn browser() -> Result<(), String> {
     if have("chromium") && have("chromedriver") {
         return step.skip("already installed");
     }
-    let sudo = if output_of(tool("id").arg("-u")).is_some_and(|uid| uid.trim() == "0") { None } else { Some("sudo") };
+    apt_install(&["chromium", "chromium-driver"])?;
+    step.done()
+}
+
+/// Whether this process runs as root (CI sessions often do).
+pub fn is_root() -> bool {
+    output_of(tool("id").arg("-u")).is_some_and(|uid| uid.trim() == "0")
+}
+
+/// `apt-get update`, then `apt-get install -y PACKAGES` (through sudo unless root).
+fn apt_install(packages: &[&str]) -> Result<(), String> {
+    let root = is_root();
     let apt = |args: &[&str]| {
-        let mut command = tool(sudo.unwrap_or("apt-get"));
-        if sudo.is_some() {
+        let mut command = tool(if root { "apt-get" } else { "sudo" });
+        if !root {
             command.arg("apt-get");
         }
         command.args(args).env("DEBIAN_FRONTEND", "noninteractive");
         run_checked(&mut command)
     };
     apt(&["update"])?;
-    apt(&["install", "-y", "chromium", "chromium-driver"])?;
+    apt(&["install", "-y"].iter().chain(packages).copied().collect::<Vec<_>>())
+}
+
+/// Where Debian's PostgreSQL packages put the server's programs.
+const POSTGRES_LIB: &str = "/usr/lib/postgresql";
+
+/// The programs the throwaway test database needs, all from one major version.
+const POSTGRES_PROGRAMS: [&str; 4] = ["initdb", "pg_ctl", "postgres", "createdb"];
+
+/// `/usr/lib/postgresql/<major>/bin` of the newest installed major version
+/// that has every program the tests use, if any.
+pub fn postgres_bin() -> Option<PathBuf> {
+    std::fs::read_dir(POSTGRES_LIB)
+        .ok()?
+        .flatten()
+        .filter_map(|entry| {
+            let major: u32 = entry.file_name().to_str()?.parse().ok()?;
+            let bin = entry.path().join("bin");
+            POSTGRES_PROGRAMS.iter().all(|program| bin.join(program).is_file()).then_some((major, bin))
+        })
+        .max_by_key(|(major, _)| *major)
+        .map(|(_, bin)| bin)
+}
+
+/// Debian's `postgresql` (server and client programs, and the unprivileged
+/// `postgres` user the tests run it as when we are root).
+pub fn postgres() -> Result<(), String> {
+    let step = Step::start("PostgreSQL server (apt: postgresql)");
+    let user_ok = || !is_root() || output_of(tool("id").args(["-u", "postgres"])).is_some();
+    if let Some(bin) = postgres_bin()
+        && user_ok()
+    {
+        return step.skip(&format!("already installed ({})", bin.display()));
+    }
+    apt_install(&["postgresql"])?;
+    if postgres_bin().is_none() {
+        return Err(format!(
+            "apt installed postgresql, but no {POSTGRES_LIB}/<major>/bin has all of {}",
+            POSTGRES_PROGRAMS.join(", ")
+        ));
+    }
+    if !user_ok() {
+        return Err("apt installed postgresql, but there is no `postgres` user to run it as".into());
+    }
     step.done()
 }

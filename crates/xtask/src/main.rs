@@ -1,16 +1,19 @@
 //! `cargo xtask`: the project's own commands, so a fresh machine needs only cargo.
 //!
 //! - `serve [ARGS…]`: install what is missing, build the web UI, run the server with a demo show.
-//! - `test`: install what is missing (browser too), then run every test and lint.
+//! - `test`: install what is missing (browser and PostgreSQL too), then run every test and lint;
+//!   the native tests get a throwaway PostgreSQL (`SEATHOLD_TEST_POSTGRES`).
 //! - `setup [--test]`: only the installs.
 //! - `tidy`: `cargo fmt --check` and clippy, native and wasm32.
 //! - `bench [sale|web] [--sessions N] [--concurrency N] [--seconds N]`: the flash-sale benchmark and
 //!   the web build in headless Chromium (wasm size, arena render, one change).
 //! - `sim [--seeds N] [--steps M] [--seed S] [--store memory|sqlite] [--release] [--mutations]`: the
 //!   deterministic simulator; `--mutations` checks it catches each bug in `crates/sim/mutations/`.
+//! - `postgres`: a throwaway PostgreSQL like the tests' one; prints its URL, runs until Ctrl-C.
 
 mod bench;
 mod install;
+mod postgres;
 mod run;
 mod sim;
 mod wasm_imports;
@@ -29,9 +32,10 @@ fn main() -> ExitCode {
         "tidy" => run::tidy(),
         "bench" => bench::bench(rest),
         "sim" => sim::sim(rest),
+        "postgres" => postgres::serve(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS]>"
+                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS] | postgres>"
             );
             return ExitCode::from(2);
         }

@@ -6,6 +6,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::install::{self, For};
+use crate::postgres::{self, TestPostgres};
 use crate::wasm_imports;
 
 /// The workspace root.
@@ -108,14 +109,19 @@ pub fn test() -> Result<(), String> {
     run_checked(&mut cargo(&["build", "--package", "seathold-server", "--bin", "seathold"]))?;
     step.done()?;
 
+    // Stopped and removed when dropped, right after the native tests, also when they fail.
+    let postgres = TestPostgres::start()?;
     let step = Step::start("native tests (seat-state, server, whole-system)");
     let mut native = cargo(&["test"]);
     native
         .env("SEATHOLD_BIN", target_dir().join("debug").join("seathold"))
         .env("SEATHOLD_WEB_DIST", web_dist())
         .env("SEATHOLD_AXE", install::axe_script())
+        .env(postgres::URL_VARIABLE, &postgres.url)
         .env("RUST_BACKTRACE", "1");
-    run_checked(&mut native)?;
+    let outcome = run_checked(&mut native);
+    drop(postgres);
+    outcome?;
     step.done()?;
 
     let step = Step::start("wasm tests in headless Chromium (seat-state, web)");

@@ -38,13 +38,9 @@ pub(super) fn acquire(database: &Path) -> anyhow::Result<ProcessLock> {
         return Ok(ProcessLock { _file: None });
     }
     let path = lock_path(database);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(&path)
-        .map_err(|e| anyhow::anyhow!("opening the lock file {} of SQLite database {}: {e}", path.display(), database.display()))?;
+    let mut file = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path).map_err(|e| {
+        anyhow::anyhow!("opening the lock file {} of SQLite database {}: {e}", path.display(), database.display())
+    })?;
     match file.try_lock() {
         Ok(()) => {}
         Err(TryLockError::WouldBlock) => {
