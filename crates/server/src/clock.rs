@@ -79,3 +79,63 @@ impl Clock for TestClock {
         ServerMillis(self.0.load(Ordering::SeqCst))
     }
 }
+
+/// This process's clock corrected towards a store's clock (the database's),
+/// so that the instants it stamps on requests agree across processes whose
+/// own clocks disagree. Decisions read the database's clock itself; this
+/// only serves what decides nothing. The offset is estimated like the
+/// browser's (`seat_state::ClockSync`: the round trip with the smallest delay).
+#[derive(Debug)]
+pub struct FollowingClock {
+    local: SystemClock,
+    offset_millis: AtomicI64,
+}
+
+impl FollowingClock {
+    /// A clock that has measured the store's a few times already and goes
+    /// on measuring every `every`, for the life of the process.
+    pub async fn start(
+        local: SystemClock,
+        store: Arc<dyn crate::store::Store>,
+        every: std::time::Duration,
+    ) -> Arc<Self> {
+        let clock = Arc::new(Self { local, offset_millis: AtomicI64::new(0) });
+        let mut sync = seat_state::ClockSync::new();
+        for _ in 0..FIRST_SAMPLES {
+            clock.sample(store.as_ref(), &mut sync).await;
+        }
+        let following = Arc::downgrade(&clock);
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(every).await;
+                let Some(clock) = following.upgrade() else { return };
+                clock.sample(store.as_ref(), &mut sync).await;
+            }
+        });
+        clock
+    }
+
+    async fn sample(&self, store: &dyn crate::store::Store, sync: &mut seat_state::ClockSync) {
+        let sent = seat_state::LocalMillis(self.local.now().0);
+        match store.clock().await {
+            Ok(Some(server)) => {
+                let received = seat_state::LocalMillis(self.local.now().0);
+                sync.add(seat_state::ClockSample { sent, server, received });
+                if let Some(offset) = sync.offset() {
+                    self.offset_millis.store(offset.offset_millis, Ordering::SeqCst);
+                }
+            }
+            Ok(None) => {}
+            Err(error) => tracing::warn!(%error, "cannot read the store's clock"),
+        }
+    }
+}
+
+/// Round trips measured before a following clock is used.
+const FIRST_SAMPLES: usize = 3;
+
+impl Clock for FollowingClock {
+    fn now(&self) -> ServerMillis {
+        self.local.now().plus_millis(self.offset_millis.load(Ordering::SeqCst))
+    }
+}

@@ -24,10 +24,13 @@ use anyhow::Context;
 use seat_state::Show;
 use seat_state::wire::ShowInput;
 
-use crate::clock::{Clock, SharedClock, SystemClock};
+use crate::clock::{Clock, FollowingClock, SharedClock, SystemClock};
 use crate::config::{Cli, Command, ServeArgs, ShowCommand};
 use crate::state::AppState;
 use crate::store::CreateShow;
+
+/// How often a process sharing a database re-measures its clock against it.
+const CLOCK_SAMPLE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// Runs one command of the `seathold` binary to completion.
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
@@ -53,7 +56,13 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let store = store::open(&args.database.url).await?;
-    let clock: SharedClock = Arc::new(SystemClock::skewed(args.clock_skew_ms));
+    let local = SystemClock::skewed(args.clock_skew_ms);
+    // With a shared database, its clock decides; this process follows it.
+    let clock: SharedClock = if store.shared() {
+        FollowingClock::start(local, Arc::clone(&store), CLOCK_SAMPLE_EVERY).await
+    } else {
+        Arc::new(local)
+    };
     if args.demo {
         for show in [demo::theatre(), demo::arena()] {
             let outcome = store.create_show(&show, clock.now()).await?;

@@ -8,7 +8,9 @@ use std::sync::Arc;
 
 use seat_state::wire::{HoldRequestBody, ShowInput};
 use seat_state::{Change, Decision, HoldId, HolderId, ServerMillis, Show, ShowState};
-use seathold_server::store::{CommitError, CreateShow, MemoryStore, SqliteStore, Store, Transition};
+use seathold_server::store::{CommitError, CreateShow, MemoryStore, PostgresStore, SqliteStore, Store, Transition};
+
+mod postgres;
 
 const T0: ServerMillis = ServerMillis(1_800_000_000_000);
 
@@ -148,5 +150,11 @@ async fn a_failing_journal_write_is_a_failure_not_a_stale_version() {
 async fn sqlite_store_conforms() {
     let dir = tempfile::tempdir().unwrap();
     let store = SqliteStore::open(dir.path().join("conformance.db")).await.unwrap();
+    conformance(Arc::new(store)).await;
+}
+
+#[tokio::test]
+async fn postgres_store_conforms() {
+    let store = PostgresStore::open(&postgres::fresh_database().await).await.unwrap();
     conformance(Arc::new(store)).await;
 }

@@ -4,7 +4,9 @@
 //! conformance suite (`tests/store_conformance.rs`) runs against every one.
 
 mod faulty;
+mod journal;
 mod memory;
+mod postgres;
 mod sqlite;
 
 use std::sync::Arc;
@@ -12,10 +14,12 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use seat_state::wire::ShowSummary;
-use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, SeatId, ServerMillis, Show};
+use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis, Show};
 
 pub use faulty::{CommitFault, Faults, FaultyStore};
+pub use journal::{JournalAction, JournalEntry, replay};
 pub use memory::MemoryStore;
+pub use postgres::PostgresStore;
 pub use sqlite::{Durability, SqliteStore};
 
 /// What creating a show did.
@@ -39,93 +43,6 @@ pub struct Transition {
     pub at: ServerMillis,
     /// The show's version once it is applied.
     pub version: i64,
-}
-
-/// One entry of a show's journal (its audit log), as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JournalEntry {
-    /// The show's version once this entry is applied.
-    pub version: i64,
-    /// The instant it was decided at.
-    pub at: ServerMillis,
-    pub hold_id: HoldId,
-    pub holder: HolderId,
-    pub action: JournalAction,
-}
-
-/// What a journal entry did to its hold.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JournalAction {
-    Created { seats: Vec<SeatId>, areas: Vec<(AreaId, Quantity)>, expires_at: ServerMillis },
-    Extended { expires_at: ServerMillis, extensions: u32 },
-    Confirmed { late: bool },
-    Released,
-    Expired,
-}
-
-impl From<&Transition> for JournalEntry {
-    fn from(transition: &Transition) -> Self {
-        let action = match &transition.change {
-            Change::Created { hold } => JournalAction::Created {
-                seats: hold.seats.clone(),
-                areas: hold.areas.clone(),
-                expires_at: hold.expires_at,
-            },
-            Change::Extended { to, extensions, .. } => {
-                JournalAction::Extended { expires_at: *to, extensions: *extensions }
-            }
-            Change::Confirmed { late, .. } => JournalAction::Confirmed { late: *late },
-            Change::Released { .. } => JournalAction::Released,
-            Change::Expired { .. } => JournalAction::Expired,
-        };
-        Self {
-            version: transition.version,
-            at: transition.at,
-            hold_id: transition.change.hold_id().clone(),
-            holder: transition.holder.clone(),
-            action,
-        }
-    }
-}
-
-/// The holds a journal describes, oldest first: how every store rebuilds a
-/// show. `version` is the show's stored version.
-pub fn replay(version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHolds> {
-    let mut holds: Vec<Hold> = Vec::new();
-    let mut by_id: std::collections::HashMap<&HoldId, usize> = std::collections::HashMap::new();
-    for entry in journal {
-        if let JournalAction::Created { seats, areas, expires_at } = &entry.action {
-            by_id.insert(&entry.hold_id, holds.len());
-            holds.push(Hold {
-                id: entry.hold_id.clone(),
-                holder: entry.holder.clone(),
-                seats: seats.clone(),
-                areas: areas.clone(),
-                created_at: entry.at,
-                created_version: entry.version,
-                expires_at: *expires_at,
-                extensions: 0,
-                stored_status: HoldStatus::Held,
-                late: false,
-            });
-            continue;
-        }
-        let hold = by_id
-            .get(&entry.hold_id)
-            .and_then(|&at| holds.get_mut(at))
-            .ok_or_else(|| anyhow::anyhow!("the journal names unknown hold {}", entry.hold_id))?;
-        match entry.action {
-            JournalAction::Created { .. } => {}
-            JournalAction::Extended { expires_at, extensions } => {
-                (hold.expires_at, hold.extensions) = (expires_at, extensions)
-            }
-            JournalAction::Confirmed { late } => (hold.stored_status, hold.late) = (HoldStatus::Confirmed, late),
-            JournalAction::Released => hold.stored_status = HoldStatus::Released,
-            JournalAction::Expired => hold.stored_status = HoldStatus::Expired,
-        }
-    }
-    let latest_at = journal.iter().map(|entry| entry.at).max();
-    Ok(LoadedHolds { version, holds, latest_at })
 }
 
 /// An outbox entry whose deadline has come.
@@ -271,6 +188,7 @@ pub trait Store: Send + Sync + 'static {
 
 /// Opens the store a `--database` URL names, migrated to the current schema.
 ///
+/// `postgres://USER@HOST:PORT/DB` is shared by any number of processes.
 /// `sqlite:PATH` syncs every commit to disk (safe against power loss);
 /// `sqlite:PATH?synchronous=normal` syncs only at checkpoints (safe against
 /// a crash of the process, faster).
@@ -284,5 +202,8 @@ pub async fn open(url: &str) -> anyhow::Result<std::sync::Arc<dyn Store>> {
         };
         return Ok(std::sync::Arc::new(SqliteStore::open_with(path, sync).await?));
     }
-    anyhow::bail!("unsupported --database {url:?}: expected sqlite:PATH")
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return Ok(std::sync::Arc::new(PostgresStore::open(url).await?));
+    }
+    anyhow::bail!("unsupported --database {url:?}: expected sqlite:PATH or postgres://USER@HOST:PORT/DB")
 }

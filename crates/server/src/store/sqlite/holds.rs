@@ -8,11 +8,11 @@
 //! few appended pages instead of scattered index pages.
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
-use serde_json::json;
 
-use seat_state::{AreaId, Change, Hold, HoldId, HolderId, Quantity, SeatId, ServerMillis};
+use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis};
 
-use crate::store::{CommitError, JournalAction, JournalEntry, LoadedHolds, Transition, replay};
+use crate::store::journal::Row;
+use crate::store::{CommitError, JournalEntry, LoadedHolds, Transition, replay};
 
 /// Runs a statement through the connection's statement cache (parsed once).
 fn exec(tx: &Transaction<'_>, sql: &str, params: impl rusqlite::Params) -> Result<usize, CommitError> {
@@ -46,24 +46,15 @@ pub fn commit(connection: &mut Connection, show_id: &str, transitions: &[Transit
 }
 
 fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Result<(), CommitError> {
-    let (action, places, expires_at, extensions, late) = match &transition.change {
+    match &transition.change {
         Change::Created { hold } => {
             claim_hold_id(tx, show_id, hold)?;
-            let places = json!({
-                "seats": hold.seats.iter().map(SeatId::as_str).collect::<Vec<_>>(),
-                "areas": hold.areas.iter().map(|(area, quantity)| (area.as_str(), quantity.get())).collect::<Vec<_>>(),
-            });
             add_outbox(tx, show_id, &hold.id, hold.expires_at)?;
-            ("created", Some(places.to_string()), Some(hold.expires_at.0), None, None)
         }
-        Change::Extended { hold, to, extensions, .. } => {
-            add_outbox(tx, show_id, hold, *to)?;
-            ("extended", None, Some(to.0), Some(*extensions), None)
-        }
-        Change::Confirmed { late, .. } => ("confirmed", None, None, None, Some(*late)),
-        Change::Released { .. } => ("released", None, None, None, None),
-        Change::Expired { .. } => ("expired", None, None, None, None),
-    };
+        Change::Extended { hold, to, .. } => add_outbox(tx, show_id, hold, *to)?,
+        Change::Confirmed { .. } | Change::Released { .. } | Change::Expired { .. } => {}
+    }
+    let row = Row::of(&transition.change);
     exec(
         tx,
         "INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, places, expires_at, extensions, late)
@@ -74,11 +65,11 @@ fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Resul
             transition.at.0,
             transition.change.hold_id().as_str(),
             transition.holder.as_str(),
-            action,
-            places,
-            expires_at,
-            extensions,
-            late
+            row.action,
+            row.places,
+            row.expires_at,
+            row.extensions,
+            row.late
         ],
     )?;
     Ok(())
@@ -119,13 +110,6 @@ fn add_outbox(tx: &Transaction<'_>, show_id: &str, hold: &HoldId, deadline: Serv
     Ok(())
 }
 
-/// The `places` of a `created` entry.
-#[derive(serde::Deserialize)]
-struct Places {
-    seats: Vec<String>,
-    areas: Vec<(String, u32)>,
-}
-
 /// A show's version and its holds, oldest first, rebuilt from the journal.
 pub fn load(connection: &Connection, show_id: &str) -> anyhow::Result<LoadedHolds> {
     let version = connection.query_row("SELECT version FROM shows WHERE id = ?1", [show_id], |row| row.get(0))?;
@@ -142,28 +126,8 @@ pub fn journal(connection: &Connection, show_id: &str, after: i64) -> anyhow::Re
     let mut entries = Vec::new();
     while let Some(row) = rows.next()? {
         let action: String = row.get(4)?;
-        let action = match action.as_str() {
-            "created" => {
-                let places: Places = serde_json::from_str(&row.get::<_, String>(5)?)?;
-                JournalAction::Created {
-                    seats: places.seats.iter().map(|seat| SeatId::parse(seat)).collect::<Result<_, _>>()?,
-                    areas: places
-                        .areas
-                        .iter()
-                        .map(|(area, quantity)| {
-                            let quantity = Quantity::new(*quantity).ok_or_else(|| anyhow::anyhow!("zero quantity"))?;
-                            Ok((AreaId::parse(area)?, quantity))
-                        })
-                        .collect::<anyhow::Result<_>>()?,
-                    expires_at: ServerMillis(row.get(6)?),
-                }
-            }
-            "extended" => JournalAction::Extended { expires_at: ServerMillis(row.get(6)?), extensions: row.get(7)? },
-            "confirmed" => JournalAction::Confirmed { late: row.get(8)? },
-            "released" => JournalAction::Released,
-            "expired" => JournalAction::Expired,
-            other => anyhow::bail!("journal of {show_id} has unknown action {other:?}"),
-        };
+        let places: Option<String> = row.get(5)?;
+        let action = Row::action(&action, places.as_deref(), row.get(6)?, row.get(7)?, row.get(8)?)?;
         entries.push(JournalEntry {
             version: row.get(0)?,
             at: ServerMillis(row.get(1)?),

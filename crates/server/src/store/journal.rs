@@ -1,0 +1,178 @@
+//! The journal as every store keeps it: one entry per transition, and how
+//! entries become holds again. The SQL stores share one row codec.
+
+use std::collections::HashMap;
+
+use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, SeatId, ServerMillis};
+
+use super::{LoadedHolds, Transition};
+
+/// One entry of a show's journal (its audit log), as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JournalEntry {
+    /// The show's version once this entry is applied.
+    pub version: i64,
+    /// The instant it was decided at.
+    pub at: ServerMillis,
+    pub hold_id: HoldId,
+    pub holder: HolderId,
+    pub action: JournalAction,
+}
+
+/// What a journal entry did to its hold.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JournalAction {
+    Created { seats: Vec<SeatId>, areas: Vec<(AreaId, Quantity)>, expires_at: ServerMillis },
+    Extended { expires_at: ServerMillis, extensions: u32 },
+    Confirmed { late: bool },
+    Released,
+    Expired,
+}
+
+impl From<&Transition> for JournalEntry {
+    fn from(transition: &Transition) -> Self {
+        let action = match &transition.change {
+            Change::Created { hold } => JournalAction::Created {
+                seats: hold.seats.clone(),
+                areas: hold.areas.clone(),
+                expires_at: hold.expires_at,
+            },
+            Change::Extended { to, extensions, .. } => {
+                JournalAction::Extended { expires_at: *to, extensions: *extensions }
+            }
+            Change::Confirmed { late, .. } => JournalAction::Confirmed { late: *late },
+            Change::Released { .. } => JournalAction::Released,
+            Change::Expired { .. } => JournalAction::Expired,
+        };
+        Self {
+            version: transition.version,
+            at: transition.at,
+            hold_id: transition.change.hold_id().clone(),
+            holder: transition.holder.clone(),
+            action,
+        }
+    }
+}
+
+/// The holds a journal describes, oldest first: how every store rebuilds a
+/// show. `version` is the show's stored version.
+pub fn replay(version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHolds> {
+    let mut holds: Vec<Hold> = Vec::new();
+    let mut by_id: HashMap<&HoldId, usize> = HashMap::new();
+    for entry in journal {
+        if let JournalAction::Created { seats, areas, expires_at } = &entry.action {
+            by_id.insert(&entry.hold_id, holds.len());
+            holds.push(Hold {
+                id: entry.hold_id.clone(),
+                holder: entry.holder.clone(),
+                seats: seats.clone(),
+                areas: areas.clone(),
+                created_at: entry.at,
+                created_version: entry.version,
+                expires_at: *expires_at,
+                extensions: 0,
+                stored_status: HoldStatus::Held,
+                late: false,
+            });
+            continue;
+        }
+        let hold = by_id
+            .get(&entry.hold_id)
+            .and_then(|&at| holds.get_mut(at))
+            .ok_or_else(|| anyhow::anyhow!("the journal names unknown hold {}", entry.hold_id))?;
+        match entry.action {
+            JournalAction::Created { .. } => {}
+            JournalAction::Extended { expires_at, extensions } => {
+                (hold.expires_at, hold.extensions) = (expires_at, extensions)
+            }
+            JournalAction::Confirmed { late } => (hold.stored_status, hold.late) = (HoldStatus::Confirmed, late),
+            JournalAction::Released => hold.stored_status = HoldStatus::Released,
+            JournalAction::Expired => hold.stored_status = HoldStatus::Expired,
+        }
+    }
+    let latest_at = journal.iter().map(|entry| entry.at).max();
+    Ok(LoadedHolds { version, holds, latest_at })
+}
+
+/// A journal row's columns after its show, version, instant, hold and holder.
+pub struct Row {
+    pub action: &'static str,
+    /// created: `{"seats": ["B7", …], "areas": [["standing", 2], …]}`
+    pub places: Option<String>,
+    /// created, extended: the deadline from now on.
+    pub expires_at: Option<i64>,
+    /// extended: how many extensions so far.
+    pub extensions: Option<i64>,
+    /// confirmed: after the deadline under `honorIfFree`.
+    pub late: Option<bool>,
+}
+
+/// The `places` of a `created` row.
+#[derive(serde::Serialize, serde::Deserialize)]
+struct Places {
+    seats: Vec<String>,
+    areas: Vec<(String, u32)>,
+}
+
+impl Row {
+    /// The row a change is written as.
+    pub fn of(change: &Change) -> Self {
+        let row = |action| Self { action, places: None, expires_at: None, extensions: None, late: None };
+        match change {
+            Change::Created { hold } => {
+                let places = Places {
+                    seats: hold.seats.iter().map(ToString::to_string).collect(),
+                    areas: hold.areas.iter().map(|(area, quantity)| (area.to_string(), quantity.get())).collect(),
+                };
+                Self {
+                    places: serde_json::to_string(&places).ok(),
+                    expires_at: Some(hold.expires_at.0),
+                    ..row("created")
+                }
+            }
+            Change::Extended { to, extensions, .. } => {
+                Self { expires_at: Some(to.0), extensions: Some(i64::from(*extensions)), ..row("extended") }
+            }
+            Change::Confirmed { late, .. } => Self { late: Some(*late), ..row("confirmed") },
+            Change::Released { .. } => row("released"),
+            Change::Expired { .. } => row("expired"),
+        }
+    }
+
+    /// The action a row records.
+    pub fn action(
+        action: &str,
+        places: Option<&str>,
+        expires_at: Option<i64>,
+        extensions: Option<i64>,
+        late: Option<bool>,
+    ) -> anyhow::Result<JournalAction> {
+        let deadline =
+            || expires_at.map(ServerMillis).ok_or_else(|| anyhow::anyhow!("a {action} entry without a deadline"));
+        Ok(match action {
+            "created" => {
+                let places: Places =
+                    serde_json::from_str(places.ok_or_else(|| anyhow::anyhow!("created without places"))?)?;
+                JournalAction::Created {
+                    seats: places.seats.iter().map(|seat| SeatId::parse(seat)).collect::<Result<_, _>>()?,
+                    areas: places
+                        .areas
+                        .iter()
+                        .map(|(area, quantity)| {
+                            let quantity = Quantity::new(*quantity).ok_or_else(|| anyhow::anyhow!("zero quantity"))?;
+                            Ok((AreaId::parse(area)?, quantity))
+                        })
+                        .collect::<anyhow::Result<_>>()?,
+                    expires_at: deadline()?,
+                }
+            }
+            "extended" => {
+                JournalAction::Extended { expires_at: deadline()?, extensions: u32::try_from(extensions.unwrap_or(0))? }
+            }
+            "confirmed" => JournalAction::Confirmed { late: late.unwrap_or(false) },
+            "released" => JournalAction::Released,
+            "expired" => JournalAction::Expired,
+            other => anyhow::bail!("unknown journal action {other:?}"),
+        })
+    }
+}

@@ -1,0 +1,61 @@
+//! `LISTEN` on a connection of its own: each notification names a show
+//! another process (or this one) changed, and becomes a hint to this
+//! process's writers. The connection comes back after a failure; hints lost
+//! meanwhile are covered by the writers' periodic catch-up.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use futures_util::StreamExt;
+use tokio::sync::broadcast;
+use tokio_postgres::{AsyncMessage, NoTls};
+
+/// Longest wait between reconnection attempts.
+const MAX_BACKOFF: Duration = Duration::from_secs(5);
+
+/// Listens for the life of the process, reconnecting as needed.
+pub fn spawn(config: tokio_postgres::Config, channel: &'static str, hints: broadcast::Sender<Arc<str>>) {
+    tokio::spawn(async move {
+        let mut backoff = Duration::from_millis(100);
+        loop {
+            match listen(&config, channel, &hints).await {
+                Ok(never) => match never {},
+                Err(error) => tracing::warn!(%error, "LISTEN connection lost; reconnecting"),
+            }
+            tokio::time::sleep(backoff).await;
+            backoff = (backoff * 2).min(MAX_BACKOFF);
+        }
+    });
+}
+
+/// Forwards notifications until the connection fails.
+async fn listen(
+    config: &tokio_postgres::Config,
+    channel: &str,
+    hints: &broadcast::Sender<Arc<str>>,
+) -> anyhow::Result<std::convert::Infallible> {
+    let (client, mut connection) = config.connect(NoTls).await?;
+    let mut messages = futures_util::stream::poll_fn(move |context| connection.poll_message(context));
+    // The connection only makes progress while polled: subscribe while polling it.
+    let command = format!("LISTEN {channel}");
+    let subscribe = client.batch_execute(&command);
+    tokio::pin!(subscribe);
+    let mut subscribed = false;
+    loop {
+        tokio::select! {
+            done = &mut subscribe, if !subscribed => {
+                done?;
+                subscribed = true;
+            }
+            message = messages.next() => match message {
+                Some(Ok(AsyncMessage::Notification(note))) => {
+                    // No receiver yet is fine: no show of this process to wake.
+                    drop(hints.send(Arc::from(note.payload())));
+                }
+                Some(Ok(_)) => {}
+                Some(Err(error)) => return Err(error.into()),
+                None => anyhow::bail!("the LISTEN connection closed"),
+            },
+        }
+    }
+}

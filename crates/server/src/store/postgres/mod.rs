@@ -1,0 +1,272 @@
+//! The PostgreSQL store, for several `seathold` processes on one database.
+//!
+//! - A show's batch is a transaction that first takes the show's advisory
+//!   lock (`pg_advisory_xact_lock`), then reads the database's clock and
+//!   the journal entries the writer has not seen: one writer per show at a
+//!   time across every process, deciding at one clock. It commits only if
+//!   the show is still at the version it read (a second guard).
+//! - Hold ids, holders' holds and sessions are found in the database by
+//!   every process; memory is a cache.
+//! - Each batch commit that wrote something sends one `NOTIFY` naming the
+//!   show; every process `LISTEN`s and wakes that show's writer, which reads
+//!   the journal after its version (the journal is the source: a lost
+//!   notification delays, never loses, a change).
+//! - The outbox is claimed with `FOR UPDATE SKIP LOCKED`, so the sweeps of
+//!   several processes take different entries.
+//!
+//! Driver: tokio-postgres with a deadpool pool (see the README for why).
+
+mod batch;
+mod listen;
+mod rows;
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use async_trait::async_trait;
+use deadpool_postgres::{Manager, ManagerConfig, Pool, RecyclingMethod};
+use tokio::sync::broadcast;
+use tokio_postgres::NoTls;
+
+use seat_state::wire::{ShowInput, ShowSummary};
+use seat_state::{HoldId, HolderId, ServerMillis, Show};
+
+use super::{Batch, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition, replay};
+
+/// Migrations, in order; each runs once, under a lock, in its own transaction.
+const MIGRATIONS: [&str; 1] = [include_str!("../../../migrations/postgres/0001_schema.sql")];
+/// The `NOTIFY` channel batch commits announce their show on.
+const CHANNEL: &str = "seathold_changes";
+/// Connections per process: a writer per busy show, reads, the sweep.
+const POOL_SIZE: usize = 16;
+/// How long a sweep's claim on an outbox entry lasts.
+const CLAIM_MILLIS: i64 = 30_000;
+
+/// The database's clock, as epoch milliseconds.
+const NOW_MS: &str = "(extract(epoch from clock_timestamp()) * 1000)::bigint";
+
+/// A pool of connections to one PostgreSQL database.
+#[derive(Clone)]
+pub struct PostgresStore {
+    pool: Pool,
+    hints: broadcast::Sender<Arc<str>>,
+}
+
+impl PostgresStore {
+    /// Connects to `url` (`postgres://USER@HOST:PORT/DB`), migrates, and
+    /// starts listening for other processes' changes.
+    pub async fn open(url: &str) -> anyhow::Result<Self> {
+        let config: tokio_postgres::Config = url.parse().with_context(|| format!("parsing {url}"))?;
+        let manager =
+            Manager::from_config(config.clone(), NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let pool = Pool::builder(manager).max_size(POOL_SIZE).build().context("building the connection pool")?;
+        let store = Self { pool, hints: broadcast::channel(1024).0 };
+        store.migrate().await.context("migrating the PostgreSQL database")?;
+        listen::spawn(config, CHANNEL, store.hints.clone());
+        Ok(store)
+    }
+
+    async fn client(&self) -> anyhow::Result<deadpool_postgres::Object> {
+        self.pool.get().await.context("no PostgreSQL connection")
+    }
+
+    async fn migrate(&self) -> anyhow::Result<()> {
+        let mut client = self.client().await?;
+        let transaction = client.transaction().await?;
+        // One process migrates at a time; the others wait, then find it done.
+        transaction.execute("SELECT pg_advisory_xact_lock(7426854127)", &[]).await?;
+        transaction.batch_execute("CREATE TABLE IF NOT EXISTS seathold_migrations (version INT PRIMARY KEY)").await?;
+        let done: i64 = transaction.query_one("SELECT count(*) FROM seathold_migrations", &[]).await?.get(0);
+        for (version, sql) in MIGRATIONS.iter().enumerate().skip(usize::try_from(done)?) {
+            transaction.batch_execute(sql).await.with_context(|| format!("migration {}", version + 1))?;
+            transaction
+                .execute("INSERT INTO seathold_migrations (version) VALUES ($1)", &[&i32::try_from(version + 1)?])
+                .await?;
+        }
+        transaction.commit().await?;
+        Ok(())
+    }
+}
+
+fn parse_show(show_id: &str, json: &str) -> anyhow::Result<Show> {
+    let input: ShowInput = serde_json::from_str(json)?;
+    Show::parse(&input).with_context(|| format!("stored show {show_id} no longer validates"))
+}
+
+#[async_trait]
+impl Store for PostgresStore {
+    fn shared(&self) -> bool {
+        true
+    }
+
+    async fn begin_batch<'a>(&'a self, show_id: &'a str, version: i64) -> Result<Box<dyn Batch + 'a>, CommitError> {
+        let client = self.client().await?;
+        Ok(Box::new(batch::PgBatch::begin(client, show_id, version).await?))
+    }
+
+    fn changes(&self) -> Option<broadcast::Receiver<Arc<str>>> {
+        Some(self.hints.subscribe())
+    }
+
+    async fn clock(&self) -> anyhow::Result<Option<ServerMillis>> {
+        let client = self.client().await?;
+        let now: i64 = client.query_one(&format!("SELECT {NOW_MS}"), &[]).await?.get(0);
+        Ok(Some(ServerMillis(now)))
+    }
+
+    async fn ping(&self) -> anyhow::Result<()> {
+        self.client().await?.execute("SELECT 1", &[]).await?;
+        Ok(())
+    }
+
+    async fn create_show(&self, show: &Show, now: ServerMillis) -> anyhow::Result<CreateShow> {
+        let mut client = self.client().await?;
+        let transaction = client.transaction().await?;
+        let definition = serde_json::to_string(&show.to_wire())?;
+        let inserted = transaction
+            .execute(
+                "INSERT INTO shows (id, name, seat_count, area_count, version, created_at)
+                 VALUES ($1, $2, $3, $4, 0, $5) ON CONFLICT (id) DO NOTHING",
+                &[&show.id.as_str(), &show.name, &(show.seats.len() as i64), &(show.areas.len() as i64), &now.0],
+            )
+            .await?;
+        if inserted == 0 {
+            let row = transaction
+                .query_one("SELECT definition FROM show_definitions WHERE show_id = $1", &[&show.id.as_str()])
+                .await?;
+            let existing = parse_show(show.id.as_str(), row.get(0))?;
+            return Ok(if existing == *show { CreateShow::AlreadyThere } else { CreateShow::Conflict });
+        }
+        transaction
+            .execute(
+                "INSERT INTO show_definitions (show_id, definition) VALUES ($1, $2)",
+                &[&show.id.as_str(), &definition],
+            )
+            .await?;
+        transaction.commit().await?;
+        Ok(CreateShow::Created)
+    }
+
+    async fn list_shows(&self) -> anyhow::Result<Vec<ShowSummary>> {
+        let client = self.client().await?;
+        let rows =
+            client.query("SELECT id, name, seat_count, area_count FROM shows ORDER BY created_at, id", &[]).await?;
+        rows.iter()
+            .map(|row| {
+                Ok(ShowSummary {
+                    id: row.get(0),
+                    name: row.get(1),
+                    seat_count: u64::try_from(row.get::<_, i64>(2))?,
+                    area_count: u64::try_from(row.get::<_, i64>(3))?,
+                })
+            })
+            .collect()
+    }
+
+    async fn show(&self, show_id: &str) -> anyhow::Result<Option<Show>> {
+        let client = self.client().await?;
+        let row = client.query_opt("SELECT definition FROM show_definitions WHERE show_id = $1", &[&show_id]).await?;
+        row.map(|row| parse_show(show_id, row.get(0))).transpose()
+    }
+
+    async fn create_session(&self, token_sha256: &str, holder_id: &str, now: ServerMillis) -> anyhow::Result<()> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "INSERT INTO sessions (token_sha256, holder_id, created_at) VALUES ($1, $2, $3)",
+                &[&token_sha256, &holder_id, &now.0],
+            )
+            .await?;
+        Ok(())
+    }
+
+    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>> {
+        let client = self.client().await?;
+        let statement = client.prepare_cached("SELECT holder_id FROM sessions WHERE token_sha256 = $1").await?;
+        Ok(client.query_opt(&statement, &[&token_sha256]).await?.map(|row| row.get(0)))
+    }
+
+    async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {
+        let mut client = self.client().await?;
+        // One snapshot: the version and the journal agree.
+        let transaction = client
+            .build_transaction()
+            .read_only(true)
+            .isolation_level(tokio_postgres::IsolationLevel::RepeatableRead)
+            .start()
+            .await?;
+        let version: i64 = transaction.query_one("SELECT version FROM shows WHERE id = $1", &[&show_id]).await?.get(0);
+        let entries = rows::journal(&transaction, show_id, 0).await?;
+        transaction.commit().await?;
+        replay(version, &entries)
+    }
+
+    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
+        let client = self.client().await?;
+        rows::journal(&client, show_id, after_version).await
+    }
+
+    async fn hold_show(&self, hold: &HoldId) -> anyhow::Result<Option<String>> {
+        let client = self.client().await?;
+        let statement = client.prepare_cached("SELECT show_id FROM hold_ids WHERE hold_id = $1").await?;
+        Ok(client.query_opt(&statement, &[&hold.as_str()]).await?.map(|row| row.get(0)))
+    }
+
+    async fn holder_holds(&self, holder: &HolderId) -> anyhow::Result<Vec<(String, HoldId)>> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                "SELECT show_id, hold_id FROM hold_ids WHERE holder_id = $1
+                 ORDER BY created_at DESC, show_id DESC, version DESC",
+                &[&holder.as_str()],
+            )
+            .await?;
+        rows.iter().map(|row| Ok((row.get(0), HoldId::parse(row.get(1))?))).collect()
+    }
+
+    /// Outside a batch (tests): one batch that writes exactly these.
+    async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {
+        let Some(first) = transitions.first() else { return Ok(()) };
+        let batch = self.begin_batch(show_id, first.version - 1).await?;
+        batch.commit(transitions).await
+    }
+
+    /// Due at `now` (a process sharing the database follows its clock), and
+    /// claimed for a while, so other processes' sweeps take other entries.
+    async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>> {
+        let client = self.client().await?;
+        let rows = client
+            .query(
+                "WITH due AS (SELECT seq FROM outbox
+                              WHERE done_at IS NULL AND deadline <= $1 AND (claimed_until IS NULL OR claimed_until <= $1)
+                              ORDER BY deadline LIMIT $2 FOR UPDATE SKIP LOCKED)
+                 UPDATE outbox SET claimed_until = $1 + $3 WHERE seq IN (SELECT seq FROM due)
+                 RETURNING seq, show_id, hold_id, deadline",
+                &[&now.0, &i64::try_from(limit)?, &CLAIM_MILLIS],
+            )
+            .await?;
+        let mut due: Vec<DueExpiry> = rows
+            .iter()
+            .map(|row| {
+                let (hold_id, deadline): (String, i64) = (row.get(2), row.get(3));
+                Ok(DueExpiry {
+                    seq: row.get(0),
+                    idempotency_key: format!("expire:{hold_id}:{deadline}"),
+                    show_id: row.get(1),
+                    hold_id: HoldId::parse(&hold_id)?,
+                    deadline: ServerMillis(deadline),
+                })
+            })
+            .collect::<anyhow::Result<_>>()?;
+        due.sort_by_key(|entry| (entry.deadline, entry.seq));
+        Ok(due)
+    }
+
+    async fn finish_expiries(&self, seqs: Vec<i64>, now: ServerMillis) -> anyhow::Result<()> {
+        let client = self.client().await?;
+        client
+            .execute("UPDATE outbox SET done_at = $2 WHERE seq = ANY($1) AND done_at IS NULL", &[&seqs, &now.0])
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,90 @@
+//! Journal rows in PostgreSQL: read after a version, written a batch at a
+//! time (one statement per table, arrays unnested).
+
+use deadpool_postgres::GenericClient;
+use seat_state::{Change, HoldId, HolderId, ServerMillis};
+
+use crate::store::journal::Row;
+use crate::store::{JournalEntry, Transition};
+
+/// A show's journal entries after `after`, oldest first.
+pub async fn journal(client: &impl GenericClient, show_id: &str, after: i64) -> anyhow::Result<Vec<JournalEntry>> {
+    let rows = client
+        .query(
+            "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
+             FROM journal WHERE show_id = $1 AND version > $2 ORDER BY version",
+            &[&show_id, &after],
+        )
+        .await?;
+    rows.iter()
+        .map(|row| {
+            let action: String = row.get(4);
+            let places: Option<String> = row.get(5);
+            Ok(JournalEntry {
+                version: row.get(0),
+                at: ServerMillis(row.get(1)),
+                hold_id: HoldId::parse(row.get(2))?,
+                holder: HolderId::new(row.get::<_, String>(3)),
+                action: Row::action(&action, places.as_deref(), row.get(6), row.get(7), row.get(8))?,
+            })
+        })
+        .collect()
+}
+
+/// The journal rows of a batch, column by column.
+#[derive(Default)]
+pub struct Columns {
+    pub version: Vec<i64>,
+    pub at: Vec<i64>,
+    pub hold_id: Vec<String>,
+    pub holder_id: Vec<String>,
+    pub action: Vec<&'static str>,
+    pub places: Vec<Option<String>>,
+    pub expires_at: Vec<Option<i64>>,
+    pub extensions: Vec<Option<i64>>,
+    pub late: Vec<Option<bool>>,
+}
+
+/// New holds' ids with their holder and order, and outbox deadlines.
+#[derive(Default)]
+pub struct Claims {
+    pub hold_id: Vec<String>,
+    pub holder_id: Vec<String>,
+    pub created_at: Vec<i64>,
+    pub version: Vec<i64>,
+    pub outbox_hold: Vec<String>,
+    pub outbox_deadline: Vec<i64>,
+}
+
+/// Splits a batch into the columns its statements take.
+pub fn columns(transitions: &[Transition]) -> (Columns, Claims) {
+    let (mut journal, mut claims) = (Columns::default(), Claims::default());
+    for transition in transitions {
+        let row = Row::of(&transition.change);
+        journal.version.push(transition.version);
+        journal.at.push(transition.at.0);
+        journal.hold_id.push(transition.change.hold_id().to_string());
+        journal.holder_id.push(transition.holder.to_string());
+        journal.action.push(row.action);
+        journal.places.push(row.places);
+        journal.expires_at.push(row.expires_at);
+        journal.extensions.push(row.extensions);
+        journal.late.push(row.late);
+        match &transition.change {
+            Change::Created { hold } => {
+                claims.hold_id.push(hold.id.to_string());
+                claims.holder_id.push(hold.holder.to_string());
+                claims.created_at.push(hold.created_at.0);
+                claims.version.push(hold.created_version);
+                claims.outbox_hold.push(hold.id.to_string());
+                claims.outbox_deadline.push(hold.expires_at.0);
+            }
+            Change::Extended { hold, to, .. } => {
+                claims.outbox_hold.push(hold.to_string());
+                claims.outbox_deadline.push(to.0);
+            }
+            Change::Confirmed { .. } | Change::Released { .. } | Change::Expired { .. } => {}
+        }
+    }
+    (journal, claims)
+}
