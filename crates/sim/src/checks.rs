@@ -79,7 +79,8 @@ impl Sim {
     async fn check_seat_maps(&mut self) -> Result<(), Box<Failure>> {
         for show in self.oracle.shows.keys().cloned().collect::<Vec<_>>() {
             let request = Request::get(format!("/api/shows/{show}/seats")).body(Body::empty()).unwrap_or_default();
-            let answer = World::send(self.world.router.clone(), request).await;
+            let process = self.process();
+            let answer = World::send(self.world.apps[process].router.clone(), request).await;
             if answer.status == StatusCode::SERVICE_UNAVAILABLE {
                 continue;
             }
@@ -142,7 +143,8 @@ impl Sim {
         let show = shows[self.rng.usize(0..shows.len())].clone();
         let after = self.viewers[&show].last;
         let now = self.world.clock.now();
-        let subscribed = match self.world.state.engines.show(&show).await {
+        let process = self.process();
+        let subscribed = match self.world.apps[process].state.engines.show(&show).await {
             Ok(Some(handle)) => handle.subscribe(None, after, now).await.ok(),
             _ => None,
         };
@@ -165,6 +167,7 @@ impl Sim {
         };
         let viewer = self.viewers.get_mut(&show);
         if let Some(viewer) = viewer {
+            viewer.process = process;
             viewer.last = start;
             viewer.changes = Some(subscription.changes);
         }
@@ -176,7 +179,8 @@ impl Sim {
         for at in 0..self.customers.len() {
             let spec = Spec { customer: at, ask: Ask::List };
             let (request, _) = spec.request(&self.customers[at].token, false);
-            let answer = World::send(self.world.router.clone(), request).await;
+            let process = self.process();
+            let answer = World::send(self.world.apps[process].router.clone(), request).await;
             if answer.status == StatusCode::SERVICE_UNAVAILABLE {
                 continue;
             }
@@ -204,7 +208,9 @@ impl Sim {
         self.check().await?;
         self.check_no_ghosts().await?;
         self.world.faulty.heal();
-        self.world.restart();
+        for process in 0..self.world.apps.len() {
+            self.world.restart(process);
+        }
         self.settle().await?;
         self.check().await?;
         self.check_no_ghosts().await

@@ -26,6 +26,8 @@ const FOLLOW_UP_ROUNDS: usize = 3;
 /// A live viewer of one show: the last version it has.
 #[derive(Default)]
 pub struct Viewer {
+    /// The process it is connected to.
+    pub process: usize,
     pub last: Option<i64>,
     pub changes: Option<broadcast::Receiver<Arc<ChangeEvent>>>,
 }
@@ -36,7 +38,8 @@ pub struct Sim {
     pub world: World,
     pub customers: Vec<Customer>,
     pub in_flight: Vec<InFlight>,
-    pub sweeps: Vec<JoinHandle<anyhow::Result<usize>>>,
+    /// Sweep rounds under way, by process.
+    pub sweeps: Vec<(usize, JoinHandle<anyhow::Result<usize>>)>,
     pub oracle: Oracle,
     pub viewers: BTreeMap<String, Viewer>,
     pub report: Report,
@@ -74,7 +77,7 @@ impl Sim {
         };
         for _ in 0..CUSTOMERS {
             let request = Request::post("/api/sessions").body(Body::empty())?;
-            let answer = World::send(sim.world.router.clone(), request).await;
+            let answer = World::send(sim.world.apps[0].router.clone(), request).await;
             let token = answer.body["token"].as_str().ok_or_else(|| anyhow::anyhow!("no session: {answer:?}"))?;
             let holder_id = answer.body["holderId"].as_str().unwrap_or_default().to_owned();
             let customer = Customer {
@@ -150,9 +153,9 @@ impl Sim {
                 None => self.dropped(finished.spec),
             }
         }
-        let (done, waiting): (Vec<_>, Vec<_>) = self.sweeps.drain(..).partition(JoinHandle::is_finished);
+        let (done, waiting): (Vec<_>, Vec<_>) = self.sweeps.drain(..).partition(|(_, sweep)| sweep.is_finished());
         self.sweeps = waiting;
-        for sweep in done {
+        for (_, sweep) in done {
             match sweep.await {
                 Ok(Ok(handled)) => self.note(format!("sweep handled {handled}")),
                 Ok(Err(error)) => self.note(format!("sweep failed: {error:#}")),
@@ -257,9 +260,10 @@ impl Sim {
         }
         // Sometimes the connection drops after a few polls of the request.
         let drop_after = (self.rng.u32(0..100) < 10).then(|| self.rng.u32(1..=4));
-        let request = DropsAfterPolls::new(World::send(self.world.router.clone(), request), drop_after);
+        let process = self.process();
+        let request = DropsAfterPolls::new(World::send(self.world.apps[process].router.clone(), request), drop_after);
         let handle = tokio::spawn(request);
-        self.in_flight.push(InFlight { spec, handle, slow_body });
+        self.in_flight.push(InFlight { spec, process, handle, slow_body });
     }
 
     fn deliver_body(&mut self) {
@@ -308,11 +312,12 @@ impl Sim {
     }
 
     fn sweep(&mut self) {
-        let (store, engines, clock) =
-            (Arc::clone(&self.world.state.store), Arc::clone(&self.world.state.engines), self.world.clock.clone());
-        self.note("sweep round".to_owned());
-        self.sweeps
-            .push(tokio::spawn(async move { seathold_server::sweep::round(store.as_ref(), &engines, &clock).await }));
+        let process = self.process();
+        let state = &self.world.apps[process].state;
+        let (store, engines, clock) = (Arc::clone(&state.store), Arc::clone(&state.engines), self.world.clock.clone());
+        self.note(format!("sweep round on process {process}"));
+        let round = tokio::spawn(async move { seathold_server::sweep::round(store.as_ref(), &engines, &clock).await });
+        self.sweeps.push((process, round));
     }
 
     fn inject_fault(&mut self) {
@@ -332,21 +337,24 @@ impl Sim {
     /// The process dies: requests in flight are lost, memory is gone.
     fn restart(&mut self) {
         self.report.restarts += 1;
-        for lost in self.in_flight.drain(..) {
+        let process = self.process();
+        let (lost, kept): (Vec<_>, Vec<_>) = self.in_flight.drain(..).partition(|flight| flight.process == process);
+        self.in_flight = kept;
+        for lost in lost {
             lost.handle.abort();
             let retriable = !matches!(lost.spec.ask, Ask::Hold { hold_id: None, .. });
             if retriable {
                 self.customers[lost.spec.customer].retries.push(lost.spec);
             }
         }
-        for sweep in self.sweeps.drain(..) {
+        for (_, sweep) in self.sweeps.iter().filter(|(on, _)| *on == process) {
             sweep.abort();
         }
-        for viewer in self.viewers.values_mut() {
+        for viewer in self.viewers.values_mut().filter(|viewer| viewer.process == process) {
             viewer.changes = None;
         }
-        self.world.restart();
-        self.note("restart".to_owned());
+        self.world.restart(process);
+        self.note(format!("process {process} restarts"));
     }
 
     /// Reads an answer: remembers acknowledged holds, catches ghosts and 500s.
@@ -389,6 +397,14 @@ impl Sim {
 }
 
 impl Sim {
+    /// The process a request goes to: any, with several (as a load balancer would).
+    pub fn process(&mut self) -> usize {
+        match self.world.apps.len() {
+            1 => 0,
+            n => self.rng.usize(0..n),
+        }
+    }
+
     /// What customers do at once, at the same instant, on seeing an answer:
     /// change their mind right after holding, or grab seats someone let go.
     /// Such chains put several decisions on one seat into one millisecond.

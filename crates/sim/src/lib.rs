@@ -66,6 +66,7 @@ impl Config {
         let store = match self.store {
             StoreKind::Memory => "memory",
             StoreKind::Sqlite => "sqlite",
+            StoreKind::Shared => "shared",
         };
         format!("cargo xtask sim --seed {} --steps {} --store {store}", self.seed, self.steps)
     }

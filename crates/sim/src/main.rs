@@ -1,6 +1,6 @@
 //! `seathold-sim`: runs the deterministic simulator over many seeds.
 //!
-//! `seathold-sim [--seeds N] [--first S | --seed S] [--steps M] [--store memory|sqlite]`
+//! `seathold-sim [--seeds N] [--first S | --seed S] [--steps M] [--store memory|sqlite|shared]`
 //! runs seeds S..S+N (or the one seed S) of M steps each, prints what they
 //! did, and on the first failure its trace and the command that replays it.
 
@@ -31,7 +31,8 @@ fn parse() -> Result<Args, String> {
                 args.store = match value()?.as_str() {
                     "memory" => StoreKind::Memory,
                     "sqlite" => StoreKind::Sqlite,
-                    other => return Err(format!("--store: memory or sqlite, not {other}")),
+                    "shared" => StoreKind::Shared,
+                    other => return Err(format!("--store: memory, sqlite or shared, not {other}")),
                 }
             }
             other => return Err(format!("unknown flag {other}")),
@@ -45,7 +46,7 @@ fn main() -> ExitCode {
         Ok(args) => args,
         Err(error) => {
             eprintln!(
-                "seathold-sim: {error}\nusage: seathold-sim [--seeds N] [--first S | --seed S] [--steps M] [--store memory|sqlite]"
+                "seathold-sim: {error}\nusage: seathold-sim [--seeds N] [--first S | --seed S] [--steps M] [--store memory|sqlite|shared]"
             );
             return ExitCode::from(2);
         }

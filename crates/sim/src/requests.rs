@@ -37,6 +37,8 @@ pub struct Spec {
 /// A request on its way; `None` once its connection dropped.
 pub struct InFlight {
     pub spec: Spec,
+    /// The server process it went to.
+    pub process: usize,
     pub handle: JoinHandle<Option<Answer>>,
     /// A body still held back, and where to send it.
     pub slow_body: Option<(oneshot::Sender<Bytes>, Bytes)>,

@@ -16,13 +16,16 @@ use seat_state::{ServerMillis, Show};
 use seathold_server::app::router;
 use seathold_server::clock::TestClock;
 use seathold_server::state::AppState;
-use seathold_server::store::{FaultyStore, MemoryStore, SqliteStore, Store};
+use seathold_server::store::{FaultyStore, MemoryStore, SharedMemoryStore, SqliteStore, Store};
 
 /// Where the simulated server keeps its data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StoreKind {
     Memory,
     Sqlite,
+    /// Two server processes over one in-memory store shared the way
+    /// PostgreSQL is (per-show locks, the store's clock, catching up).
+    Shared,
 }
 
 /// The instant every run starts at.
@@ -42,14 +45,20 @@ impl Answer {
     }
 }
 
+/// One server process: its state and router.
+pub struct App {
+    pub state: AppState,
+    pub router: Router,
+}
+
 pub struct World {
     pub clock: TestClock,
-    /// The store as the server sees it (faults included).
+    /// The store as the servers see it (faults included).
     pub faulty: FaultyStore,
     /// The same data without faults, for the checks.
     pub truth: Arc<dyn Store>,
-    pub state: AppState,
-    pub router: Router,
+    /// One process, or two sharing the store.
+    pub apps: Vec<App>,
     pub shows: Vec<Show>,
     _dir: Option<tempfile::TempDir>,
 }
@@ -71,8 +80,10 @@ fn shows() -> anyhow::Result<Vec<Show>> {
 
 impl World {
     pub async fn new(kind: StoreKind) -> anyhow::Result<Self> {
+        let clock = TestClock::at(T0);
         let (truth, dir): (Arc<dyn Store>, _) = match kind {
             StoreKind::Memory => (Arc::new(MemoryStore::default()), None),
+            StoreKind::Shared => (Arc::new(SharedMemoryStore::new(clock.shared())), None),
             StoreKind::Sqlite => {
                 let dir = tempfile::tempdir()?;
                 (Arc::new(SqliteStore::open(dir.path().join("sim.db")).await?), Some(dir))
@@ -82,17 +93,21 @@ impl World {
         for show in &shows {
             truth.create_show(show, T0).await?;
         }
-        let clock = TestClock::at(T0);
         let faulty = FaultyStore::new(Arc::clone(&truth));
-        let state = AppState::new(Arc::new(faulty.clone()), clock.shared(), None);
-        let router = router(state.clone(), None);
-        Ok(Self { clock, faulty, truth, state, router, shows, _dir: dir })
+        let processes = if kind == StoreKind::Shared { 2 } else { 1 };
+        let mut world = Self { clock, faulty, truth, apps: Vec::new(), shows, _dir: dir };
+        world.apps = (0..processes).map(|_| world.start()).collect();
+        Ok(world)
     }
 
-    /// Everything in memory is gone; the store stays (a crash and a restart).
-    pub fn restart(&mut self) {
-        self.state = AppState::new(Arc::new(self.faulty.clone()), self.clock.shared(), None);
-        self.router = router(self.state.clone(), None);
+    fn start(&self) -> App {
+        let state = AppState::new(Arc::new(self.faulty.clone()), self.clock.shared(), None);
+        App { router: router(state.clone(), None), state }
+    }
+
+    /// Process `at` dies and starts again: its memory is gone, the store stays.
+    pub fn restart(&mut self, at: usize) {
+        self.apps[at] = self.start();
     }
 
     /// Sends a request and reads the whole answer.

@@ -75,19 +75,52 @@ impl FaultyStore {
     }
 }
 
+/// A shared store's batch whose commit may fail as planned.
+struct FaultyBatch<'a> {
+    inner: Box<dyn Batch + 'a>,
+    faults: &'a FaultyStore,
+}
+
+#[async_trait]
+impl Batch for FaultyBatch<'_> {
+    fn now(&self) -> Option<ServerMillis> {
+        self.inner.now()
+    }
+
+    fn take_missed(&mut self) -> Vec<super::JournalEntry> {
+        self.inner.take_missed()
+    }
+
+    async fn commit(self: Box<Self>, transitions: Arc<[Transition]>) -> Result<(), CommitError> {
+        if transitions.is_empty() {
+            return self.inner.commit(transitions).await;
+        }
+        match self.faults.next_commit_fault() {
+            None => self.inner.commit(transitions).await,
+            // Dropped uncommitted: nothing is written.
+            Some(CommitFault::Lost) => Err(anyhow::anyhow!("injected fault: commit lost").into()),
+            Some(CommitFault::Ambiguous) => {
+                self.inner.commit(transitions).await?;
+                Err(anyhow::anyhow!("injected fault: commit written, answer lost").into())
+            }
+        }
+    }
+}
+
 #[async_trait]
 impl Store for FaultyStore {
     fn shared(&self) -> bool {
         self.inner.shared()
     }
 
-    /// A shared store's batches are its own (its faults are not injected);
-    /// a local store's go through [`Store::commit`] here, faults and all.
+    /// A local store's batches go through [`Store::commit`] here; a shared
+    /// store's are its own, with the planned fault applied at their commit.
     async fn begin_batch<'a>(&'a self, show_id: &'a str, version: i64) -> Result<Box<dyn Batch + 'a>, CommitError> {
-        if self.inner.shared() {
-            return self.inner.begin_batch(show_id, version).await;
+        if !self.inner.shared() {
+            return Ok(Box::new(LocalBatch::new(self, show_id)));
         }
-        Ok(Box::new(LocalBatch::new(self, show_id)))
+        let inner = self.inner.begin_batch(show_id, version).await?;
+        Ok(Box::new(FaultyBatch { inner, faults: self }))
     }
 
     fn changes(&self) -> Option<tokio::sync::broadcast::Receiver<Arc<str>>> {

@@ -7,6 +7,7 @@ mod faulty;
 mod journal;
 mod memory;
 mod postgres;
+mod shared_memory;
 mod sqlite;
 
 use std::sync::Arc;
@@ -20,6 +21,7 @@ pub use faulty::{CommitFault, Faults, FaultyStore};
 pub use journal::{JournalAction, JournalEntry, replay};
 pub use memory::MemoryStore;
 pub use postgres::PostgresStore;
+pub use shared_memory::SharedMemoryStore;
 pub use sqlite::{Durability, SqliteStore};
 
 /// What creating a show did.
