@@ -1,5 +1,6 @@
 //! The simulator in the test command: the default seeds on the in-memory
-//! store, a few on a real SQLite file, and one seed run twice.
+//! store, a few on a real SQLite file, two processes on a shared store, and
+//! one seed run twice.
 
 use seathold_sim::{Config, DEFAULT_SEEDS, DEFAULT_STEPS, StoreKind};
 
@@ -19,6 +20,11 @@ fn the_default_seeds_keep_every_invariant() {
 #[test]
 fn seeds_on_a_sqlite_file_keep_every_invariant() {
     run_seeds(1000..1006, StoreKind::Sqlite);
+}
+
+#[test]
+fn seeds_with_two_processes_on_a_shared_store_keep_every_invariant() {
+    run_seeds(2000..2000 + DEFAULT_SEEDS / 2, StoreKind::Shared);
 }
 
 #[test]

@@ -46,9 +46,13 @@ fn mutation_check(flags: &[&String], release: bool) -> Result<(), String> {
     for patch in &patches {
         let name = patch.file_stem().map_or_else(String::new, |stem| stem.to_string_lossy().into_owned());
         let step = Step::start(&format!("mutation {name}"));
+        // A mutation of the multi-process protocol runs with `--store shared` (its `.args` file).
+        let own: Vec<String> = std::fs::read_to_string(patch.with_extension("args"))
+            .map(|text| text.split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default();
         git_apply(patch, false)?;
         // Whatever happens, the patch comes out again.
-        let outcome = build(release).map(|()| Command::new(binary(release)).args(flags).output());
+        let outcome = build(release).map(|()| Command::new(binary(release)).args(flags).args(&own).output());
         git_apply(patch, true)?;
         let output = outcome?.map_err(|e| format!("cannot run the simulator: {e}"))?;
         let stderr = String::from_utf8_lossy(&output.stderr);

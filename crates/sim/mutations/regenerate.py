@@ -1,0 +1,115 @@
+# Regenerates the patches beside this file from the current tree, after the
+# code they touch has moved: each entry puts back one bug issue 10 or 11
+# fixed (edits), records `git diff` as NAME.patch and restores the files.
+# Run from anywhere: python3 crates/sim/mutations/regenerate.py
+ROOT = str(__import__('pathlib').Path(__file__).resolve().parents[3])
+def edit(path, old, new, count=1):
+    p = f'{ROOT}/{path}'; s = open(p).read()
+    if old not in s: sys.exit(f'{path}: not found: {old[:60]!r}')
+    open(p, 'w').write(s.replace(old, new, count))
+def record(name, files):
+    diff = subprocess.run(['git', 'diff', '--', *files], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    open(f'{ROOT}/crates/sim/mutations/{name}.patch', 'w').write(diff)
+    subprocess.run(['git', 'checkout', '--', *files], cwd=ROOT, check=True)
+A = 'crates/server/src/engine/actor.rs'
+D = 'crates/server/src/engine/decide.rs'
+M = 'crates/server/src/engine/mod.rs'
+C = 'crates/server/src/engine/commands.rs'
+H = 'crates/server/src/routes/holds.rs'
+
+edit(A, 'self.latest = store_now.unwrap_or_else(|| self.clock.now()).max(self.latest);', 'self.latest = store_now.unwrap_or_else(|| self.clock.now());')
+record('clock-steps-back', [A])
+
+edit(A, 'if self.broken && self.reload().await.is_err() {', 'if false {')
+record('uncommitted-state-served', [A])
+
+edit(A, '        self.events.forget_recent();\n', '')
+record('replay-window-kept', [A])
+
+edit('crates/seat-state/src/venue/mod.rs', 'let newer = |other: usize| self.holds[other].created_version < hold.created_version;', 'let newer = |other: usize| (self.holds[other].created_at, &self.holds[other].id) < (hold.created_at, &hold.id);')
+record('same-instant-order-by-id', ['crates/seat-state/src/venue/mod.rs'])
+
+edit(D, 'if foreign.contains(&request.hold_id) || self.belongs_elsewhere(&request.hold_id) {', 'if foreign.contains(&request.hold_id) {')
+edit(D, '    /// Whether another show already has a hold with this id.\n', '    /// Whether another show already has a hold with this id.\n    #[allow(dead_code)]\n')
+edit('crates/server/src/store/memory.rs', '                && inner.hold_ids.contains_key(&hold.id)', '                && inner.hold_ids.get(&hold.id).is_some_and(|(owner, ..)| owner == show_id)')
+record('hold-id-per-show', [D, 'crates/server/src/store/memory.rs'])
+
+# Index only what a route saw answered (as before issue 10).
+edit(A, '''            if let Change::Created { hold } = &transition.change
+                && let Err(error) = self.index.insert(&self.show_id, hold)
+            {
+                tracing::error!(show = %self.show_id, %error, "cannot index a new hold");
+            }
+        }
+        for event in events {''', '''        }
+        for event in events {''')
+edit(M, '    /// The engine of the show a hold belongs to; `None` for an unknown hold.', '    pub fn index(&self) -> &HoldIndex {\n        &self.index\n    }\n\n    /// The engine of the show a hold belongs to; `None` for an unknown hold.')
+edit(H, '''    let written = show.create_hold(holder(&session), body).await?;
+''', '''    let written = show.create_hold(holder(&session), body).await?;
+    if written.value.created
+        && let Ok(id) = HoldId::parse(&written.value.hold.hold_id)
+    {
+        let hold = seat_state::Hold {
+            id,
+            holder: holder(&session),
+            seats: vec![],
+            areas: vec![],
+            created_at: written.at,
+            created_version: 0,
+            expires_at: written.at,
+            extensions: 0,
+            stored_status: seat_state::HoldStatus::Held,
+            late: false,
+        };
+        state.engines.index().insert(&std::sync::Arc::from(show_id.as_str()), &hold)?;
+    }
+''')
+record('index-after-answer', [A, M, H])
+
+# Each write decided at the instant its request arrived (as before issue 10).
+edit(C, 'Create { holder: HolderId, body: HoldRequestBody, generated_id: HoldId, reply: Reply<Written> },', 'Create { holder: HolderId, body: HoldRequestBody, generated_id: HoldId, now: ServerMillis, reply: Reply<Written> },')
+edit(C, 'Act { action: Action, holder: HolderId, hold: HoldId, reply: Reply<Written> },', 'Act { action: Action, holder: HolderId, hold: HoldId, now: ServerMillis, reply: Reply<Written> },')
+edit(M, '''    pub async fn create_hold(&self, holder: HolderId, body: HoldRequestBody) -> Result<Decided<Written>, EngineError> {
+        let generated_id = generated_hold_id()?;
+        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, reply })).await''', '''    pub async fn create_hold(&self, holder: HolderId, body: HoldRequestBody, now: ServerMillis) -> Result<Decided<Written>, EngineError> {
+        let generated_id = generated_hold_id()?;
+        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, now, reply })).await''')
+edit(M, '''    pub async fn act(&self, action: Action, holder: HolderId, hold: HoldId) -> Result<Decided<Written>, EngineError> {
+        self.ask(|reply| Command::Write(Write::Act { action, holder, hold, reply })).await''', '''    pub async fn act(&self, action: Action, holder: HolderId, hold: HoldId, now: ServerMillis) -> Result<Decided<Written>, EngineError> {
+        self.ask(|reply| Command::Write(Write::Act { action, holder, hold, now, reply })).await''')
+edit(D, '            Write::Create { holder, body, generated_id, reply: _ } => {', '            Write::Create { holder, body, generated_id, now, reply: _ } => {\n                let now = *now;')
+edit(D, '            Write::Act { action, holder, hold, reply: _ } => {', '            Write::Act { action, holder, hold, now, reply: _ } => {\n                let now = *now;')
+edit(D, '        let (decision, hold_id, holder) = match write {', '        let (decision, hold_id, holder, now) = match write {')
+edit(D, '                (decision, request.hold_id, holder)\n            }', '                (decision, request.hold_id, holder, now)\n            }')
+edit(D, '                (decision, hold.clone(), holder)\n            }', '                (decision, hold.clone(), holder, now)\n            }')
+edit(H, '''async fn create_hold(
+    session: Session,
+    State(state): State<AppState>,
+    Path(show_id)''', '''async fn create_hold(
+    session: Session,
+    State(state): State<AppState>,
+    Now(now): Now,
+    Path(show_id)''')
+edit(H, 'show.create_hold(holder(&session), body).await?', 'show.create_hold(holder(&session), body, now).await?')
+edit(H, 'async fn act(state: &AppState, session: &Session, hold_id: &str, action: Action) -> Result<Response, AppError> {', 'async fn act(state: &AppState, session: &Session, hold_id: &str, action: Action, now: seat_state::ServerMillis) -> Result<Response, AppError> {')
+edit(H, 'show.act(action, holder(session), hold).await?', 'show.act(action, holder(session), hold, now).await?')
+for a in ['Extend', 'Confirm', 'Release']:
+    edit(H, f'act(&state, &session, &hold_id, Action::{a}).await', f'act(&state, &session, &hold_id, Action::{a}, now).await')
+p = f'{ROOT}/{H}'; s = open(p).read()
+s = re.sub(r"(async fn (extend|confirm|release)_hold\(\n    session: Session,\n    State\(state\): State<AppState>,\n)", r"\1    Now(now): Now,\n", s)
+open(p, 'w').write(s)
+record('decided-at-request-arrival', [C, M, D, H])
+
+# Several processes: a read answers from memory without catching up.
+edit(A, '''            } else if (!reads.is_empty() || (refresh && self.events.watched()))
+                && self.store.shared()''', '''            } else if (refresh && self.events.watched())
+                && self.store.shared()''')
+record('shared-reads-without-catch-up', [A])
+
+# Several processes: holds found only in this process's memory.
+edit(M, '''                Ok(Some(show_id)) => Some(show_id.to_string()),
+                _ => self.store.hold_show(hold).await.map_err(storage)?,''', '''                Ok(Some(show_id)) => Some(show_id.to_string()),
+                _ => None,''')
+edit(M, '''        let listed: Vec<(String, HoldId)> = if self.store.shared() {''', '''        let listed: Vec<(String, HoldId)> = if false {''')
+record('shared-index-in-memory-only', [M])
+print('ok')
