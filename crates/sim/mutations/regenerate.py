@@ -2,6 +2,9 @@
 # code they touch has moved: each entry puts back one bug issue 10 or 11
 # fixed (edits), records `git diff` as NAME.patch and restores the files.
 # Run from anywhere: python3 crates/sim/mutations/regenerate.py
+import re
+import subprocess
+import sys
 ROOT = str(__import__('pathlib').Path(__file__).resolve().parents[3])
 def edit(path, old, new, count=1):
     p = f'{ROOT}/{path}'; s = open(p).read()
