@@ -7,6 +7,11 @@ import subprocess
 import sys
 ROOT = str(__import__('pathlib').Path(__file__).resolve().parents[3])
 def edit(path, old, new, count=1):
+    # Restoring a file afterwards would throw away uncommitted work in it.
+    if subprocess.run(['git', 'diff', '--quiet', 'HEAD', '--', path], cwd=ROOT).returncode != 0:
+        if not getattr(edit, 'touched', set()) >= {path}:
+            sys.exit(f'{path} has uncommitted changes: commit them first')
+    edit.touched = getattr(edit, 'touched', set()) | {path}
     p = f'{ROOT}/{path}'; s = open(p).read()
     if old not in s: sys.exit(f'{path}: not found: {old[:60]!r}')
     open(p, 'w').write(s.replace(old, new, count))
@@ -14,6 +19,7 @@ def record(name, files):
     diff = subprocess.run(['git', 'diff', '--', *files], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     open(f'{ROOT}/crates/sim/mutations/{name}.patch', 'w').write(diff)
     subprocess.run(['git', 'checkout', '--', *files], cwd=ROOT, check=True)
+    edit.touched = set()
 A = 'crates/server/src/engine/actor.rs'
 D = 'crates/server/src/engine/decide.rs'
 M = 'crates/server/src/engine/mod.rs'
