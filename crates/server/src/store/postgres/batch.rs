@@ -55,13 +55,19 @@ impl<'a> PgBatch<'a> {
 
     async fn write(&self, transitions: &[Transition]) -> Result<(), CommitError> {
         let (Some(first), Some(last)) = (transitions.first(), transitions.last()) else { return Ok(()) };
+        // The show's version counts its journal entries: a gap would leave a hole in it.
+        if transitions.iter().zip(first.version..).any(|(transition, version)| transition.version != version) {
+            return Err(CommitError::Stale("transition versions are not consecutive".into()));
+        }
+        // Instants never go back per show; should a batch's, the floor is still its latest.
+        let latest = transitions.iter().map(|transition| transition.at.0).max().unwrap_or(last.at.0);
         let client = self.client()?;
         let (journal, claims) = columns(transitions);
         let moved = client
             .execute(
                 "UPDATE shows SET version = $3, latest_at = GREATEST(COALESCE(latest_at, $4), $4)
                  WHERE id = $1 AND version = $2",
-                &[&self.show_id, &(first.version - 1), &last.version, &last.at.0],
+                &[&self.show_id, &(first.version - 1), &last.version, &latest],
             )
             .await
             .map_err(failed)?;
