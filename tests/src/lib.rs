@@ -4,11 +4,14 @@
 //!
 //! `cargo xtask test` builds what these need and says where it is:
 //! `SEATHOLD_BIN` (the server binary), `SEATHOLD_WEB_DIST` (Trunk's
-//! release output) and `SEATHOLD_AXE` (axe-core's `axe.min.js`, for the
-//! accessibility audit).
+//! release output), `SEATHOLD_AXE` (axe-core's `axe.min.js`, for the
+//! accessibility audit) and `SEATHOLD_TEST_POSTGRES` (a throwaway
+//! PostgreSQL, for tests of several processes on one database).
 
+pub mod api;
 pub mod browser;
 pub mod customer;
+pub mod postgres;
 pub mod server;
 
 use std::path::PathBuf;

@@ -47,15 +47,37 @@ impl Server {
         data_dir: std::sync::Arc<tempfile::TempDir>,
         extra: &[&str],
     ) -> anyhow::Result<Self> {
-        let binary = required_path("SEATHOLD_BIN")?;
         let database = database_url(data_dir.path());
+        Self::launch(web, data_dir, &database, extra, &[]).await
+    }
+
+    /// Starts `seathold serve --demo --database DATABASE` (e.g. a
+    /// `postgres://` URL shared with other processes) and `extra` arguments
+    /// with an empty web directory and `env` set (e.g.
+    /// `SEATHOLD_CLOCK_SKEW_MS`); its log goes to a directory of its own.
+    pub async fn start_on_database(database: &str, extra: &[&str], env: &[(&str, &str)]) -> anyhow::Result<Self> {
+        let data_dir = std::sync::Arc::new(tempfile::tempdir()?);
+        let web = data_dir.path().join("no-web-ui");
+        std::fs::create_dir(&web)?;
+        Self::launch(&web, data_dir, database, extra, env).await
+    }
+
+    async fn launch(
+        web: &Path,
+        data_dir: std::sync::Arc<tempfile::TempDir>,
+        database: &str,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> anyhow::Result<Self> {
+        let binary = required_path("SEATHOLD_BIN")?;
         let log = std::fs::OpenOptions::new().create(true).append(true).open(data_dir.path().join("server.log"))?;
         let mut child = Command::new(&binary)
-            .args(["serve", "--addr", "127.0.0.1:0", "--demo", "--database", &database])
+            .args(["serve", "--addr", "127.0.0.1:0", "--demo", "--database", database])
             .arg("--web")
             .arg(web)
             .args(extra)
             .env_remove("SEATHOLD_ADMIN_TOKEN")
+            .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(log)
             .kill_on_drop(true)

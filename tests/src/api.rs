@@ -1,0 +1,166 @@
+//! A JSON client for one server's API, and its live event stream, for
+//! tests that speak HTTP to several processes.
+
+use std::time::Instant;
+
+use anyhow::Context;
+use reqwest::Method;
+use serde_json::Value;
+
+use crate::{PATIENCE, Server};
+
+/// One answer: status, `X-Server-Time` and the JSON body (`Null` when none).
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub server_time: Option<i64>,
+    pub body: Value,
+}
+
+impl Answer {
+    /// The body's integer field `name`, or a failure naming the answer.
+    pub fn int(&self, name: &str) -> anyhow::Result<i64> {
+        self.body[name].as_i64().with_context(|| format!("no integer {name:?} in {self:?}"))
+    }
+}
+
+/// One server's API.
+#[derive(Debug, Clone)]
+pub struct Api {
+    /// `http://127.0.0.1:PORT`.
+    pub base: String,
+    /// Names the process in failure messages: "A", "B".
+    pub name: String,
+    client: reqwest::Client,
+}
+
+impl Api {
+    /// Requests give up after `PATIENCE` (a hung server fails the test).
+    pub fn new(server: &Server, name: &str) -> Self {
+        let client = reqwest::Client::builder().timeout(PATIENCE).build().unwrap_or_default();
+        Self { base: server.base_url.clone(), name: name.to_owned(), client }
+    }
+
+    /// `METHOD path` with an optional session and JSON body. An error means
+    /// no answer came (the connection failed), never a status.
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<&Value>,
+    ) -> anyhow::Result<Answer> {
+        let mut request = self.client.request(method.clone(), format!("{}{path}", self.base));
+        if let Some(token) = token {
+            request = request.bearer_auth(token);
+        }
+        if let Some(body) = body {
+            request = request.json(body);
+        }
+        let response = request.send().await.with_context(|| format!("{method} {path} on {}", self.name))?;
+        let status = response.status().as_u16();
+        let server_time = response.headers().get("x-server-time").and_then(|v| v.to_str().ok()?.trim().parse().ok());
+        let text = response.text().await.with_context(|| format!("{method} {path} on {}: the body", self.name))?;
+        let body =
+            if text.is_empty() { Value::Null } else { serde_json::from_str(&text).unwrap_or(Value::String(text)) };
+        Ok(Answer { status, server_time, body })
+    }
+
+    pub async fn get(&self, path: &str, token: Option<&str>) -> anyhow::Result<Answer> {
+        self.call(Method::GET, path, token, None).await
+    }
+
+    pub async fn post(&self, path: &str, token: Option<&str>, body: Option<&Value>) -> anyhow::Result<Answer> {
+        self.call(Method::POST, path, token, body).await
+    }
+
+    /// A new session's token, made on this process.
+    pub async fn session(&self) -> anyhow::Result<String> {
+        let answer = self.post("/api/sessions", None, None).await?;
+        anyhow::ensure!(answer.status == 201, "a session on {}: {answer:?}", self.name);
+        Ok(answer.body["token"].as_str().context("a session token")?.to_owned())
+    }
+
+    /// Opens `GET /api/shows/{show}/events` (without a session).
+    pub async fn events(&self, show: &str) -> anyhow::Result<EventStream> {
+        self.events_after(show, None).await
+    }
+
+    /// The same, resuming with `Last-Event-ID: after` when given.
+    pub async fn events_after(&self, show: &str, after: Option<i64>) -> anyhow::Result<EventStream> {
+        // No timeout: a stream lives as long as its reader wants.
+        let mut request = reqwest::Client::new()
+            .get(format!("{}/api/shows/{show}/events", self.base))
+            .header("accept", "text/event-stream");
+        if let Some(after) = after {
+            request = request.header("last-event-id", after.to_string());
+        }
+        let response = request.send().await.with_context(|| format!("the event stream of {show} on {}", self.name))?;
+        anyhow::ensure!(response.status() == 200, "the event stream of {show} on {}: {}", self.name, response.status());
+        Ok(EventStream { response, buffer: Vec::new(), scanned: 0 })
+    }
+}
+
+/// One server-sent event, stamped when its last line arrived.
+#[derive(Debug, Clone)]
+pub struct Event {
+    /// `snapshot`, `change`, … (`message` when the event names none).
+    pub kind: String,
+    pub id: Option<String>,
+    pub data: Value,
+    pub arrived: Instant,
+}
+
+/// A live `text/event-stream`, read chunk by chunk.
+pub struct EventStream {
+    response: reqwest::Response,
+    /// Bytes received and not yet parsed (a chunk may end mid-character).
+    buffer: Vec<u8>,
+    /// How much of `buffer` is known to hold no blank line.
+    scanned: usize,
+}
+
+impl EventStream {
+    /// The next event (comment lines skipped); `None` when the stream ends.
+    pub async fn next(&mut self) -> anyhow::Result<Option<Event>> {
+        loop {
+            let from = self.scanned.saturating_sub(1);
+            if let Some(end) = self.buffer[from..].windows(2).position(|pair| pair == b"\n\n").map(|at| from + at) {
+                let block: Vec<u8> = self.buffer.drain(..end + 2).collect();
+                self.scanned = 0;
+                if let Some(event) = parse_event(std::str::from_utf8(&block).context("a UTF-8 event")?)? {
+                    return Ok(Some(event));
+                }
+                continue;
+            }
+            self.scanned = self.buffer.len();
+            match self.response.chunk().await.context("reading the event stream")? {
+                Some(chunk) => self.buffer.extend(chunk.iter().copied().filter(|&byte| byte != b'\r')),
+                None => return Ok(None),
+            }
+        }
+    }
+}
+
+/// One event block's `event:`, `id:` and `data:` lines; `None` for a block
+/// of comments only (keep-alives).
+fn parse_event(block: &str) -> anyhow::Result<Option<Event>> {
+    let (mut kind, mut id, mut data) = (None, None, Vec::new());
+    for line in block.lines() {
+        let (field, value) = line.split_once(':').unwrap_or((line, ""));
+        let value = value.strip_prefix(' ').unwrap_or(value);
+        match field {
+            "" => {}
+            "event" => kind = Some(value.to_owned()),
+            "id" => id = Some(value.to_owned()),
+            "data" => data.push(value),
+            _ => {}
+        }
+    }
+    if kind.is_none() && id.is_none() && data.is_empty() {
+        return Ok(None);
+    }
+    let data = data.join("\n");
+    let data = serde_json::from_str(&data).with_context(|| format!("an event's data is not JSON: {data:?}"))?;
+    Ok(Some(Event { kind: kind.unwrap_or_else(|| "message".to_owned()), id, data, arrived: Instant::now() }))
+}

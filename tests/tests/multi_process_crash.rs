@@ -1,0 +1,683 @@
+//! Issue 11: `kill -9` of one of two processes during a flash sale, while
+//! the other keeps serving.
+//!
+//! Customers hammer holds, extensions, confirmations and releases on a hot
+//! block of the demo arena, alternating between processes A and B. Midway
+//! A is killed with SIGKILL; a customer whose request got no answer asks B
+//! the same thing again (hold ids make that safe) and goes on with B. At the
+//! end the sale is audited through B and in the database itself:
+//!
+//! - every acknowledged hold, extension, confirmation and release is there,
+//!   with exactly the state its last acknowledged answer implies, and
+//!   nothing else is in the journal (no ghost holds);
+//! - B's seat map is that state, seat by seat;
+//! - the journal's versions per show are gapless and end at the show's
+//!   version; replayed, no seat is ever in two active holds, no seat is sold
+//!   twice, instants never go back;
+//! - B's live viewer got every version in order.
+
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, ensure};
+use reqwest::Method;
+use seathold_system_tests::api::{Answer, Api, Event};
+use seathold_system_tests::postgres::Database;
+use seathold_system_tests::{PATIENCE, Server};
+use serde_json::{Value, json};
+
+const ARENA: &str = "demo-arena";
+const HOLDS: &str = "/api/shows/demo-arena/holds";
+/// Concurrent customers.
+const CUSTOMERS: usize = 40;
+/// The block they fight over: the first 2,000 seats of the arena (sold out
+/// before the end, so conflicts grow as the sale goes on).
+const HOT_SEATS: usize = 2000;
+/// The sale runs this long before A is killed, and this long after.
+const BEFORE_KILL: Duration = Duration::from_secs(3);
+const AFTER_KILL: Duration = Duration::from_secs(3);
+
+/// The `n`th seat of the demo arena (rows of 250).
+fn arena_seat(n: usize) -> String {
+    format!("R{}-{}", n / 250 + 1, n % 250 + 1)
+}
+
+/// A small deterministic generator (xorshift64*), one per customer.
+struct Rng(u64);
+
+impl Rng {
+    fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
+    }
+}
+
+/// What the last acknowledged answer about a hold says it is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Held,
+    Confirmed,
+    Released,
+}
+
+impl End {
+    fn status(self) -> &'static str {
+        match self {
+            Self::Held => "HELD",
+            Self::Confirmed => "CONFIRMED",
+            Self::Released => "RELEASED",
+        }
+    }
+}
+
+/// An acknowledged hold (201, or 200 for a retry whose first answer was lost).
+#[derive(Debug, Clone)]
+struct Acked {
+    hold_id: String,
+    token: String,
+    seats: Vec<String>,
+    expires_at: i64,
+    extensions: i64,
+    end: End,
+}
+
+/// What every customer shares.
+struct Sale {
+    a: Api,
+    b: Api,
+    /// Set just before A is killed: from then on A may not answer.
+    killing: AtomicBool,
+    stop: AtomicBool,
+    /// Answers B gave after the kill.
+    b_after_kill: AtomicUsize,
+    /// Answers before the kill.
+    before_kill: AtomicUsize,
+}
+
+/// One customer's view of the sale.
+#[derive(Debug, Default)]
+struct Record {
+    holds: Vec<Acked>,
+    conflicts: usize,
+    extensions: usize,
+    requests: usize,
+    /// Requests to A that got no answer (A was being killed), asked of B again.
+    lost: usize,
+    /// Of those, the ones A had been asked before it died (not refused).
+    in_flight: Vec<String>,
+    /// Of those, hold creations B answered 200: A had made the hold.
+    replays_after_loss: usize,
+    /// Answers that break the rules, or a process failing.
+    anomalies: Vec<String>,
+    /// Holds granted (201): a seat, its deadline, who answered (A?) and when.
+    granted: Vec<(String, i64, bool, Instant)>,
+}
+
+struct Customer {
+    id: usize,
+    sale: Arc<Sale>,
+    rng: Rng,
+    token: String,
+    a_gone: bool,
+    /// Whether A gave the last answer.
+    by_a: bool,
+    record: Record,
+}
+
+impl Customer {
+    /// Asks A or B (alternately, B only once A gave no answer); a request A
+    /// did not answer is asked of B again. `Err` only if B does not answer.
+    async fn ask(&mut self, method: Method, path: &str, body: Option<&Value>) -> anyhow::Result<(Answer, bool)> {
+        let use_a = !self.a_gone && (self.record.requests + self.id).is_multiple_of(2);
+        self.record.requests += 1;
+        let token = (!self.token.is_empty()).then_some(self.token.as_str());
+        let mut lost = false;
+        if use_a {
+            match self.sale.a.call(method.clone(), path, token, body).await {
+                Ok(answer) => {
+                    self.by_a = true;
+                    if !self.sale.killing.load(Ordering::SeqCst) {
+                        self.sale.before_kill.fetch_add(1, Ordering::SeqCst);
+                    }
+                    self.check(&answer, "A", &method, path);
+                    return Ok((answer, false));
+                }
+                Err(error) => {
+                    if !self.sale.killing.load(Ordering::SeqCst) {
+                        self.record.anomalies.push(format!("A gave no answer before it was killed: {error:#}"));
+                    }
+                    self.a_gone = true;
+                    self.record.lost += 1;
+                    // Refused: A was already gone; otherwise it was asked before it died.
+                    let refused = error.downcast_ref::<reqwest::Error>().is_some_and(reqwest::Error::is_connect);
+                    if !refused {
+                        self.record.in_flight.push(format!("{method} {path}: {error:#}"));
+                    }
+                    lost = true;
+                }
+            }
+        }
+        let answer = self.sale.b.call(method.clone(), path, token, body).await?;
+        self.by_a = false;
+        if self.sale.killing.load(Ordering::SeqCst) {
+            self.sale.b_after_kill.fetch_add(1, Ordering::SeqCst);
+        } else {
+            self.sale.before_kill.fetch_add(1, Ordering::SeqCst);
+        }
+        self.check(&answer, "B", &method, path);
+        Ok((answer, lost))
+    }
+
+    fn check(&mut self, answer: &Answer, process: &str, method: &Method, path: &str) {
+        if answer.status >= 500 {
+            self.record.anomalies.push(format!("{process} answered {method} {path} with {answer:?}"));
+        }
+    }
+
+    fn anomaly(&mut self, what: String) {
+        self.record.anomalies.push(what);
+    }
+
+    async fn new_session(&mut self) -> anyhow::Result<()> {
+        self.token.clear();
+        let (answer, _) = self.ask(Method::POST, "/api/sessions", None).await?;
+        match answer.body["token"].as_str() {
+            Some(token) if answer.status == 201 => self.token = token.to_owned(),
+            _ => anyhow::bail!("customer {}: no session: {answer:?}", self.id),
+        }
+        Ok(())
+    }
+
+    async fn shop(mut self) -> anyhow::Result<Record> {
+        self.new_session().await?;
+        let mut round = 0;
+        while !self.sale.stop.load(Ordering::SeqCst) {
+            self.round(round).await?;
+            round += 1;
+        }
+        Ok(self.record)
+    }
+
+    /// One hold: made, maybe extended, then confirmed, released or kept.
+    async fn round(&mut self, round: usize) -> anyhow::Result<()> {
+        let count = 1 + self.rng.below(4);
+        let mut seats = BTreeSet::new();
+        while seats.len() < count {
+            seats.insert(arena_seat(self.rng.below(HOT_SEATS)));
+        }
+        let seats: Vec<String> = seats.into_iter().collect();
+        let hold_id = format!("c{:02}-{round:04}", self.id);
+        let body = json!({"holdId": hold_id, "seats": seats});
+        let (answer, lost) = self.ask(Method::POST, HOLDS, Some(&body)).await?;
+        let answered = Instant::now();
+        let granted = answer.status == 201 || (answer.status == 200 && lost);
+        if answer.status == 200 && lost {
+            self.record.replays_after_loss += 1;
+        }
+        if !granted {
+            if answer.status == 409 && answer.body["error"] == "seats_taken" {
+                self.record.conflicts += 1;
+                let named = answer.body["seats"].as_array().map_or(0, Vec::len);
+                let within = answer.body["seats"]
+                    .as_array()
+                    .is_some_and(|s| s.iter().all(|s| seats.contains(&s.as_str().unwrap_or("").to_owned())));
+                if named == 0 || !within {
+                    self.anomaly(format!("{hold_id} for {seats:?}: seats_taken names {}", answer.body["seats"]));
+                }
+            } else {
+                self.anomaly(format!("{hold_id} for {seats:?} (answer lost first: {lost}): {answer:?}"));
+            }
+            return Ok(());
+        }
+        let as_asked = answer.body["holdId"] == hold_id.as_str() && answer.body["seats"] == json!(seats);
+        let Some(expires_at) =
+            answer.body["expiresAt"].as_i64().filter(|_| as_asked && answer.body["status"] == "HELD")
+        else {
+            self.anomaly(format!("{hold_id} for {seats:?}: granted as {answer:?}"));
+            return Ok(());
+        };
+        if answer.status == 201 {
+            self.record.granted.push((seats[0].clone(), expires_at, self.by_a, answered));
+        }
+        let mut acked = Acked {
+            hold_id: hold_id.clone(),
+            token: self.token.clone(),
+            seats,
+            expires_at,
+            extensions: 0,
+            end: End::Held,
+        };
+
+        if self.rng.below(5) == 0 {
+            let (answer, lost) = self.ask(Method::POST, &format!("/api/holds/{hold_id}/extend"), None).await?;
+            // An extension whose answer was lost may have been made twice.
+            let extensions = answer.body["extensions"].as_i64().unwrap_or(-1);
+            let expected = if lost { 1..=2 } else { 1..=1 };
+            match answer.body["expiresAt"].as_i64() {
+                Some(to) if answer.status == 200 && expected.contains(&extensions) => {
+                    (acked.expires_at, acked.extensions) = (to, extensions);
+                    self.record.extensions += 1;
+                }
+                _ => self.anomaly(format!("extending {hold_id} (answer lost first: {lost}): {answer:?}")),
+            }
+        }
+        match self.rng.below(10) {
+            0 => {
+                // Keeps it (a customer leaves to pay later); the next one arrives.
+                self.record.holds.push(acked);
+                self.new_session().await?;
+            }
+            1..=4 => {
+                let (answer, lost) = self.ask(Method::POST, &format!("/api/holds/{hold_id}/confirm"), None).await?;
+                if answer.status == 200 && answer.body["status"] == "CONFIRMED" {
+                    acked.end = End::Confirmed;
+                } else {
+                    self.anomaly(format!("confirming {hold_id} (answer lost first: {lost}): {answer:?}"));
+                }
+                self.record.holds.push(acked);
+            }
+            _ => {
+                let (answer, lost) = self.ask(Method::DELETE, &format!("/api/holds/{hold_id}"), None).await?;
+                if answer.status == 204 {
+                    acked.end = End::Released;
+                } else {
+                    self.anomaly(format!("releasing {hold_id} (answer lost first: {lost}): {answer:?}"));
+                }
+                self.record.holds.push(acked);
+            }
+        }
+        Ok(())
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_process_killed_mid_sale_loses_nothing_acknowledged_and_the_other_serves_on() -> anyhow::Result<()> {
+    let database = Database::fresh().await?;
+    let a = Server::start_on_database(&database.url, &[], &[]).await?;
+    let b = Server::start_on_database(&database.url, &[], &[]).await?;
+    database.until_listening(2).await?;
+    let a_dir = Arc::clone(&a.data_dir);
+    let logs = |b: &Server| {
+        let a_log = std::fs::read_to_string(a_dir.path().join("server.log")).unwrap_or_default();
+        format!("--- log of A (killed):\n{a_log}\n--- log of B:\n{}", b.log())
+    };
+    let outcome = sale(a, &b, &database).await;
+    outcome.map_err(|error| error.context(logs(&b)))
+}
+
+async fn sale(a: Server, b: &Server, database: &Database) -> anyhow::Result<()> {
+    let sale = Arc::new(Sale {
+        a: Api::new(&a, "A"),
+        b: Api::new(b, "B"),
+        killing: AtomicBool::new(false),
+        stop: AtomicBool::new(false),
+        b_after_kill: AtomicUsize::new(0),
+        before_kill: AtomicUsize::new(0),
+    });
+
+    // Each process loads the arena before the sale opens: concurrent first
+    // requests for a show each load it (seconds for 40 of them in a debug
+    // build), which would stall the sale before the crash this is about.
+    for api in [&sale.a, &sale.b] {
+        let map = api.get(&format!("/api/shows/{ARENA}/seats"), None).await?;
+        ensure!(map.status == 200, "the arena's seat map on {}: {map:?}", api.name);
+    }
+
+    // A viewer on B for the whole sale.
+    let mut stream = sale.b.events(ARENA).await?;
+    let (sender, mut events) = tokio::sync::mpsc::unbounded_channel::<Event>();
+    let viewer = tokio::spawn(async move {
+        while let Some(event) = stream.next().await? {
+            if sender.send(event).is_err() {
+                break;
+            }
+        }
+        anyhow::Ok(())
+    });
+
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
+    eprintln!("seed {seed}");
+    let customers: Vec<_> = (0..CUSTOMERS)
+        .map(|id| {
+            let customer = Customer {
+                id,
+                sale: Arc::clone(&sale),
+                rng: Rng((seed ^ (id as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15)) | 1),
+                token: String::new(),
+                a_gone: false,
+                by_a: false,
+                record: Record::default(),
+            };
+            tokio::spawn(customer.shop())
+        })
+        .collect();
+
+    // The sale runs; midway, A dies.
+    let started = Instant::now();
+    tokio::time::sleep(BEFORE_KILL).await;
+    sale.killing.store(true, Ordering::SeqCst);
+    a.kill_9().await?;
+    let killed_at = started.elapsed();
+    tokio::time::sleep(AFTER_KILL).await;
+    sale.stop.store(true, Ordering::SeqCst);
+    let mut records = Vec::new();
+    for customer in customers {
+        records.push(customer.await??);
+    }
+    let sale_took = started.elapsed();
+
+    let anomalies: Vec<&String> = records.iter().flat_map(|r| &r.anomalies).collect();
+    let holds: Vec<&Acked> = records.iter().flat_map(|r| &r.holds).collect();
+    let count = |end: End| holds.iter().filter(|h| h.end == end).count();
+    eprintln!(
+        "{CUSTOMERS} customers, {:.1} s (A killed at {:.1} s): {} requests, {} holds acknowledged \
+         ({} confirmed, {} released, {} kept), {} extended, {} seats_taken; {} requests to A got no answer \
+         and were asked of B again ({} in flight at the kill; {} holds A had made, replayed by B); {} answers before the kill, \
+         B answered {} requests after it",
+        sale_took.as_secs_f64(),
+        killed_at.as_secs_f64(),
+        records.iter().map(|r| r.requests).sum::<usize>(),
+        holds.len(),
+        count(End::Confirmed),
+        count(End::Released),
+        count(End::Held),
+        records.iter().map(|r| r.extensions).sum::<usize>(),
+        records.iter().map(|r| r.conflicts).sum::<usize>(),
+        records.iter().map(|r| r.lost).sum::<usize>(),
+        records.iter().map(|r| r.in_flight.len()).sum::<usize>(),
+        records.iter().map(|r| r.replays_after_loss).sum::<usize>(),
+        sale.before_kill.load(Ordering::SeqCst),
+        sale.b_after_kill.load(Ordering::SeqCst),
+    );
+    ensure!(anomalies.is_empty(), "{} answers broke the rules:\n{}", anomalies.len(), join(&anomalies, 20));
+    // The crash hit a running sale: besides sessions, answers on both sides of it.
+    let (before, after) = (sale.before_kill.load(Ordering::SeqCst), sale.b_after_kill.load(Ordering::SeqCst));
+    ensure!(
+        before >= 3 * CUSTOMERS && after >= 3 * CUSTOMERS,
+        "a sale too slow to test: {before} answers before the kill, {after} after"
+    );
+    ensure!(count(End::Confirmed) > 0 && count(End::Released) > 0 && count(End::Held) > 0, "a sale too small to audit");
+
+    audit_through_b(&sale.b, &holds).await?;
+    let final_version = audit_database(database, &holds).await?;
+    let arrivals = audit_viewer(&mut events, final_version).await?;
+    let granted: Vec<&(String, i64, bool, Instant)> = records.iter().flat_map(|r| &r.granted).collect();
+    latencies(&granted, &arrivals)?;
+    viewer.abort();
+    Ok(())
+}
+
+fn join(lines: &[impl std::fmt::Display], at_most: usize) -> String {
+    lines.iter().take(at_most).map(ToString::to_string).collect::<Vec<_>>().join("\n")
+}
+
+/// Every acknowledged hold read through B as its owner, and B's seat map.
+async fn audit_through_b(b: &Api, holds: &[&Acked]) -> anyhow::Result<()> {
+    let mut wrong = Vec::new();
+    for hold in holds {
+        let read = b.get(&format!("/api/holds/{}", hold.hold_id), Some(&hold.token)).await?;
+        let as_acked = read.status == 200
+            && read.body["status"] == hold.end.status()
+            && read.body["seats"] == json!(hold.seats)
+            && read.body["expiresAt"] == hold.expires_at
+            && read.body["extensions"] == hold.extensions;
+        if !as_acked {
+            wrong.push(format!("{hold:?} reads as {read:?}"));
+        }
+    }
+    ensure!(wrong.is_empty(), "{} acknowledged holds are not as acknowledged:\n{}", wrong.len(), join(&wrong, 20));
+
+    // The seat map: sold where a confirmed hold is, held where a kept one is, free elsewhere.
+    let mut expected: HashMap<&str, (bool, Option<i64>)> = HashMap::new();
+    for hold in holds {
+        for seat in &hold.seats {
+            match hold.end {
+                End::Confirmed => {
+                    expected.insert(seat, (true, None));
+                }
+                End::Held => {
+                    expected.insert(seat, (false, Some(hold.expires_at)));
+                }
+                End::Released => {}
+            }
+        }
+    }
+    let map = b.get(&format!("/api/shows/{ARENA}/seats"), None).await?;
+    ensure!(map.status == 200, "B's seat map: {map:?}");
+    let now = map.int("serverTime")?;
+    let seats = map.body["seats"].as_array().context("the map's seats")?;
+    ensure!(seats.len() == 20_000, "B's map has {} seats", seats.len());
+    let mut wrong = Vec::new();
+    for seat in seats {
+        let id = seat["id"].as_str().context("a seat id")?;
+        let sold = seat["sold"] == true;
+        let held = seat["holdExpiresAt"].as_i64().filter(|&at| at > now);
+        let fine = match expected.get(id) {
+            Some((true, _)) => sold,
+            Some((false, Some(deadline))) => !sold && held == Some(*deadline),
+            _ => !sold && held.is_none(),
+        };
+        if !fine {
+            wrong.push(format!("{seat} (expected sold, deadline: {:?})", expected.get(id)));
+        }
+    }
+    ensure!(wrong.is_empty(), "{} seats of B's map are not what was acknowledged:\n{}", wrong.len(), join(&wrong, 20));
+    Ok(())
+}
+
+/// One seat's latest hold while replaying the journal.
+#[derive(Debug, Clone)]
+struct SeatHold {
+    hold_id: String,
+    status: &'static str,
+    expires_at: i64,
+}
+
+/// The journal itself: gapless, consistent with the rules, and exactly the
+/// acknowledged holds. Returns the arena's final version.
+async fn audit_database(database: &Database, holds: &[&Acked]) -> anyhow::Result<i64> {
+    let sql = database.connect().await?;
+    let mut problems = Vec::new();
+
+    // Versions per show: 1, 2, … up to the show's version.
+    let shows = sql.query("SELECT id, version FROM shows ORDER BY id", &[]).await?;
+    let mut arena_version = 0;
+    for show in &shows {
+        let (id, version): (String, i64) = (show.get(0), show.get(1));
+        let versions: Vec<i64> = sql
+            .query("SELECT version FROM journal WHERE show_id = $1 ORDER BY version", &[&id])
+            .await?
+            .iter()
+            .map(|row| row.get(0))
+            .collect();
+        if versions != (1..=version).collect::<Vec<_>>() {
+            let first_gap = versions.iter().zip(1..).find(|(v, n)| **v != *n);
+            problems.push(format!(
+                "{id}: the journal has {} versions for show version {version}; first gap {first_gap:?}",
+                versions.len()
+            ));
+        }
+        if id == ARENA {
+            arena_version = version;
+        }
+    }
+
+    // Replay the arena's journal with the rules.
+    let rows = sql
+        .query(
+            "SELECT version, at, hold_id, action, places, expires_at FROM journal WHERE show_id = $1 ORDER BY version",
+            &[&ARENA],
+        )
+        .await?;
+    let mut seats: HashMap<String, SeatHold> = HashMap::new();
+    let mut hold_seats: HashMap<String, Vec<String>> = HashMap::new();
+    let mut state: BTreeMap<String, (&'static str, i64)> = BTreeMap::new();
+    let mut sold_to: HashMap<String, Vec<String>> = HashMap::new();
+    let mut latest_at = i64::MIN;
+    for row in &rows {
+        let (version, at, hold_id, action): (i64, i64, String, String) =
+            (row.get(0), row.get(1), row.get(2), row.get(3));
+        let (places, expires_at): (Option<String>, Option<i64>) = (row.get(4), row.get(5));
+        if at < latest_at {
+            problems.push(format!("v{version} at {at}, before v{} at {latest_at}", version - 1));
+        }
+        latest_at = latest_at.max(at);
+        match action.as_str() {
+            "created" => {
+                let places: Value = serde_json::from_str(places.as_deref().unwrap_or("null"))?;
+                let taken: Vec<String> = places["seats"]
+                    .as_array()
+                    .context("places.seats")?
+                    .iter()
+                    .map(|s| s.as_str().unwrap_or_default().to_owned())
+                    .collect();
+                let deadline = expires_at.context("a created entry without a deadline")?;
+                for seat in &taken {
+                    if let Some(before) = seats.get(seat) {
+                        let active = before.status == "HELD" && before.expires_at > at;
+                        if active || before.status == "CONFIRMED" {
+                            problems.push(format!(
+                                "v{version}: {hold_id} takes {seat} at {at} from {} ({}, until {})",
+                                before.hold_id, before.status, before.expires_at
+                            ));
+                        }
+                    }
+                    seats.insert(
+                        seat.clone(),
+                        SeatHold { hold_id: hold_id.clone(), status: "HELD", expires_at: deadline },
+                    );
+                }
+                if state.insert(hold_id.clone(), ("HELD", deadline)).is_some() {
+                    problems.push(format!("v{version}: {hold_id} created twice"));
+                }
+                hold_seats.insert(hold_id, taken);
+            }
+            other => {
+                let Some((status, deadline)) = state.get(&hold_id).copied() else {
+                    problems.push(format!("v{version}: {other} of unknown hold {hold_id}"));
+                    continue;
+                };
+                let active = status == "HELD" && deadline > at;
+                let (status, deadline) = match other {
+                    "extended" if active => ("HELD", expires_at.unwrap_or(deadline)),
+                    "confirmed" if active => ("CONFIRMED", deadline),
+                    "released" if status != "CONFIRMED" && status != "RELEASED" => ("RELEASED", deadline),
+                    "expired" if status == "HELD" && deadline <= at => ("EXPIRED", deadline),
+                    _ => {
+                        problems.push(format!("v{version}: {other} of {hold_id} ({status} until {deadline}) at {at}"));
+                        continue;
+                    }
+                };
+                state.insert(hold_id.clone(), (status, deadline));
+                for seat in hold_seats.get(&hold_id).into_iter().flatten() {
+                    if other == "confirmed" {
+                        sold_to.entry(seat.clone()).or_default().push(hold_id.clone());
+                    }
+                    if seats.get(seat).is_some_and(|s| s.hold_id == hold_id) {
+                        seats.insert(seat.clone(), SeatHold { hold_id: hold_id.clone(), status, expires_at: deadline });
+                    }
+                }
+            }
+        }
+    }
+    let sold_twice: Vec<String> =
+        sold_to.iter().filter(|(_, holds)| holds.len() > 1).map(|(seat, holds)| format!("{seat}: {holds:?}")).collect();
+    if !sold_twice.is_empty() {
+        problems.push(format!("seats sold twice: {}", sold_twice.join("; ")));
+    }
+
+    // Exactly the acknowledged holds, each in its acknowledged state.
+    let acked: BTreeMap<&str, &Acked> = holds.iter().map(|h| (h.hold_id.as_str(), *h)).collect();
+    for (hold_id, hold) in &acked {
+        match state.get(*hold_id) {
+            Some((status, deadline)) if *status == hold.end.status() && *deadline == hold.expires_at => {}
+            found => problems.push(format!("acknowledged {hold:?} is {found:?} in the journal")),
+        }
+    }
+    let ghosts: Vec<&String> = state.keys().filter(|id| !acked.contains_key(id.as_str())).collect();
+    if !ghosts.is_empty() {
+        problems.push(format!("{} holds in the journal no customer was told of: {ghosts:?}", ghosts.len()));
+    }
+    let indexed: i64 = sql.query_one("SELECT count(*) FROM hold_ids WHERE show_id = $1", &[&ARENA]).await?.get(0);
+    if indexed != state.len() as i64 {
+        problems.push(format!("hold_ids has {indexed} holds of {ARENA}, the journal {}", state.len()));
+    }
+    eprintln!(
+        "journal: {} entries for {ARENA} (version {arena_version}), {} holds, {} seats sold, none twice: {}",
+        rows.len(),
+        state.len(),
+        sold_to.len(),
+        sold_twice.is_empty()
+    );
+    ensure!(problems.is_empty(), "the database's audit failed:\n{}", join(&problems, 30));
+    Ok(arena_version)
+}
+
+/// B's viewer: every version, in order, up to the final one. Returns when
+/// each (seat, deadline) of a change arrived.
+async fn audit_viewer(
+    events: &mut tokio::sync::mpsc::UnboundedReceiver<Event>,
+    final_version: i64,
+) -> anyhow::Result<HashMap<(String, i64), Instant>> {
+    let mut arrivals = HashMap::new();
+    let deadline = tokio::time::Instant::now() + PATIENCE;
+    let (mut last, mut changes, mut snapshots, mut gaps) = (None::<i64>, 0, 0, Vec::new());
+    while last != Some(final_version) {
+        let Ok(event) = tokio::time::timeout_at(deadline, events.recv()).await else {
+            anyhow::bail!("B's viewer stopped at version {last:?} of {final_version}");
+        };
+        let event = event.context("B's stream ended")?;
+        let version = event.data["version"].as_i64().context("an event's version")?;
+        match (event.kind.as_str(), last) {
+            ("snapshot", _) => snapshots += 1,
+            ("change", Some(previous)) if version == previous + 1 => changes += 1,
+            ("change", Some(previous)) if version > previous => gaps.push((previous, version)),
+            _ => anyhow::bail!("B's viewer got {} {version} after {last:?}", event.kind),
+        }
+        last = Some(version);
+        for seat in event.data["seats"].as_array().filter(|_| event.kind == "change").into_iter().flatten() {
+            if let (Some(id), Some(deadline)) = (seat["id"].as_str(), seat["holdExpiresAt"].as_i64()) {
+                arrivals.entry((id.to_owned(), deadline)).or_insert(event.arrived);
+            }
+        }
+    }
+    eprintln!("B's viewer: {snapshots} snapshot(s), {changes} changes in order, gaps {gaps:?}");
+    ensure!(snapshots == 1 && gaps.is_empty(), "B's viewer: {snapshots} snapshots, gaps {gaps:?}");
+    Ok(arrivals)
+}
+
+/// From a hold's answer to its change on B's stream, under the sale's
+/// load, for holds A granted and holds B granted: printed, not asserted
+/// (`multi_process_events.rs` asserts the target on a quiet machine).
+fn latencies(
+    granted: &[&(String, i64, bool, Instant)],
+    arrivals: &HashMap<(String, i64), Instant>,
+) -> anyhow::Result<()> {
+    for (process, by_a) in [("A", true), ("B", false)] {
+        let mut times: Vec<Duration> = Vec::new();
+        for (seat, deadline, _, answered) in granted.iter().filter(|g| g.2 == by_a) {
+            let arrived = arrivals
+                .get(&(seat.clone(), *deadline))
+                .with_context(|| format!("B's viewer never saw the hold of {seat} until {deadline}"))?;
+            times.push(arrived.saturating_duration_since(*answered));
+        }
+        times.sort();
+        let at = |p: f64| times.get(((p * times.len() as f64).ceil() as usize).max(1) - 1).copied().unwrap_or_default();
+        eprintln!(
+            "under load, a hold's answer on {process} → its change on B's stream, over {} holds: \
+             p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms",
+            times.len(),
+            at(0.5).as_secs_f64() * 1000.0,
+            at(0.99).as_secs_f64() * 1000.0,
+            times.last().copied().unwrap_or_default().as_secs_f64() * 1000.0
+        );
+    }
+    Ok(())
+}
