@@ -22,6 +22,39 @@ impl Answer {
     pub fn int(&self, name: &str) -> anyhow::Result<i64> {
         self.body[name].as_i64().with_context(|| format!("no integer {name:?} in {self:?}"))
     }
+
+    /// Fails, naming `what`, unless the status is `status` and (for a body)
+    /// `X-Server-Time` equals `serverTime`.
+    pub fn expect(&self, status: u16, what: &str) -> anyhow::Result<()> {
+        anyhow::ensure!(self.status == status, "{what}: expected {status}, got {self:?}");
+        anyhow::ensure!(
+            self.body.is_null() || self.server_time.is_some() && self.server_time == self.body["serverTime"].as_i64(),
+            "{what}: X-Server-Time differs from serverTime: {self:?}"
+        );
+        Ok(())
+    }
+
+    /// Fails, naming `what`, unless this is the error `code` with `status`.
+    pub fn expect_error(&self, status: u16, code: &str, what: &str) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.status == status && self.body["error"] == code,
+            "{what}: expected {status} {code}, got {self:?}"
+        );
+        Ok(())
+    }
+
+    /// One seat of a seat-map body.
+    pub fn seat(&self, id: &str) -> anyhow::Result<&Value> {
+        self.body["seats"].as_array().and_then(|seats| seats.iter().find(|s| s["id"] == id)).with_context(|| {
+            format!("seat {id} is not in the map: {}", self.body.to_string().chars().take(300).collect::<String>())
+        })
+    }
+
+    /// Whether a seat of a seat-map body is free at the map's own instant.
+    pub fn seat_is_free(&self, id: &str) -> anyhow::Result<bool> {
+        let (seat, now) = (self.seat(id)?, self.int("serverTime")?);
+        Ok(seat["sold"] == false && seat["holdExpiresAt"].as_i64().is_none_or(|at| at <= now))
+    }
 }
 
 /// One server's API.

@@ -9,6 +9,7 @@
 //! PostgreSQL, for tests of several processes on one database).
 
 pub mod api;
+pub mod audit;
 pub mod browser;
 pub mod customer;
 pub mod postgres;
@@ -23,6 +24,12 @@ pub use server::Server;
 
 /// How long any condition may take before a test fails.
 pub const PATIENCE: Duration = Duration::from_secs(20);
+
+/// This machine's clock as epoch milliseconds (a local PostgreSQL's too).
+pub fn real_now_ms() -> i64 {
+    let since_epoch = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    i64::try_from(since_epoch.as_millis()).unwrap_or(i64::MAX)
+}
 
 /// The workspace root (tests/..).
 pub fn workspace_root() -> PathBuf {

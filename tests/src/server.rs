@@ -23,6 +23,11 @@ pub fn database_url(data_dir: &Path) -> String {
     format!("sqlite:{}", data_dir.join("seathold.db").display())
 }
 
+/// Every named server's log, to append to a failure.
+pub fn logs(servers: &[(&str, &Server)]) -> String {
+    servers.iter().map(|(name, server)| format!("--- log of {name}:\n{}", server.log())).collect::<Vec<_>>().join("\n")
+}
+
 /// Runs `seathold ARGS…` to completion and returns its stdout.
 pub async fn run_binary(args: &[&str]) -> anyhow::Result<String> {
     let output = Command::new(required_path("SEATHOLD_BIN")?).args(args).output().await?;

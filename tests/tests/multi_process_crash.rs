@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, ensure};
 use reqwest::Method;
 use seathold_system_tests::api::{Answer, Api, Event};
+use seathold_system_tests::audit::audit_journal;
 use seathold_system_tests::postgres::Database;
 use seathold_system_tests::{PATIENCE, Server};
 use serde_json::{Value, json};
@@ -472,152 +473,50 @@ async fn audit_through_b(b: &Api, holds: &[&Acked]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// One seat's latest hold while replaying the journal.
-#[derive(Debug, Clone)]
-struct SeatHold {
-    hold_id: String,
-    status: &'static str,
-    expires_at: i64,
-}
-
-/// The journal itself: gapless, consistent with the rules, and exactly the
-/// acknowledged holds. Returns the arena's final version.
+/// The journal itself: every show's gapless and consistent with the rules,
+/// and the arena's holds exactly the acknowledged ones. Returns the arena's
+/// final version.
 async fn audit_database(database: &Database, holds: &[&Acked]) -> anyhow::Result<i64> {
-    let sql = database.connect().await?;
+    let mut sql = database.connect().await?;
+    let shows: Vec<String> =
+        sql.query("SELECT id FROM shows ORDER BY id", &[]).await?.iter().map(|row| row.get(0)).collect();
     let mut problems = Vec::new();
-
-    // Versions per show: 1, 2, … up to the show's version.
-    let shows = sql.query("SELECT id, version FROM shows ORDER BY id", &[]).await?;
-    let mut arena_version = 0;
+    let mut arena = None;
     for show in &shows {
-        let (id, version): (String, i64) = (show.get(0), show.get(1));
-        let versions: Vec<i64> = sql
-            .query("SELECT version FROM journal WHERE show_id = $1 ORDER BY version", &[&id])
-            .await?
-            .iter()
-            .map(|row| row.get(0))
-            .collect();
-        if versions != (1..=version).collect::<Vec<_>>() {
-            let first_gap = versions.iter().zip(1..).find(|(v, n)| **v != *n);
-            problems.push(format!(
-                "{id}: the journal has {} versions for show version {version}; first gap {first_gap:?}",
-                versions.len()
-            ));
-        }
-        if id == ARENA {
-            arena_version = version;
+        let audit = audit_journal(&mut sql, show).await?;
+        problems.extend(audit.problems.iter().cloned());
+        if show == ARENA {
+            arena = Some(audit);
         }
     }
-
-    // Replay the arena's journal with the rules.
-    let rows = sql
-        .query(
-            "SELECT version, at, hold_id, action, places, expires_at FROM journal WHERE show_id = $1 ORDER BY version",
-            &[&ARENA],
-        )
-        .await?;
-    let mut seats: HashMap<String, SeatHold> = HashMap::new();
-    let mut hold_seats: HashMap<String, Vec<String>> = HashMap::new();
-    let mut state: BTreeMap<String, (&'static str, i64)> = BTreeMap::new();
-    let mut sold_to: HashMap<String, Vec<String>> = HashMap::new();
-    let mut latest_at = i64::MIN;
-    for row in &rows {
-        let (version, at, hold_id, action): (i64, i64, String, String) =
-            (row.get(0), row.get(1), row.get(2), row.get(3));
-        let (places, expires_at): (Option<String>, Option<i64>) = (row.get(4), row.get(5));
-        if at < latest_at {
-            problems.push(format!("v{version} at {at}, before v{} at {latest_at}", version - 1));
-        }
-        latest_at = latest_at.max(at);
-        match action.as_str() {
-            "created" => {
-                let places: Value = serde_json::from_str(places.as_deref().unwrap_or("null"))?;
-                let taken: Vec<String> = places["seats"]
-                    .as_array()
-                    .context("places.seats")?
-                    .iter()
-                    .map(|s| s.as_str().unwrap_or_default().to_owned())
-                    .collect();
-                let deadline = expires_at.context("a created entry without a deadline")?;
-                for seat in &taken {
-                    if let Some(before) = seats.get(seat) {
-                        let active = before.status == "HELD" && before.expires_at > at;
-                        if active || before.status == "CONFIRMED" {
-                            problems.push(format!(
-                                "v{version}: {hold_id} takes {seat} at {at} from {} ({}, until {})",
-                                before.hold_id, before.status, before.expires_at
-                            ));
-                        }
-                    }
-                    seats.insert(
-                        seat.clone(),
-                        SeatHold { hold_id: hold_id.clone(), status: "HELD", expires_at: deadline },
-                    );
-                }
-                if state.insert(hold_id.clone(), ("HELD", deadline)).is_some() {
-                    problems.push(format!("v{version}: {hold_id} created twice"));
-                }
-                hold_seats.insert(hold_id, taken);
-            }
-            other => {
-                let Some((status, deadline)) = state.get(&hold_id).copied() else {
-                    problems.push(format!("v{version}: {other} of unknown hold {hold_id}"));
-                    continue;
-                };
-                let active = status == "HELD" && deadline > at;
-                let (status, deadline) = match other {
-                    "extended" if active => ("HELD", expires_at.unwrap_or(deadline)),
-                    "confirmed" if active => ("CONFIRMED", deadline),
-                    "released" if status != "CONFIRMED" && status != "RELEASED" => ("RELEASED", deadline),
-                    "expired" if status == "HELD" && deadline <= at => ("EXPIRED", deadline),
-                    _ => {
-                        problems.push(format!("v{version}: {other} of {hold_id} ({status} until {deadline}) at {at}"));
-                        continue;
-                    }
-                };
-                state.insert(hold_id.clone(), (status, deadline));
-                for seat in hold_seats.get(&hold_id).into_iter().flatten() {
-                    if other == "confirmed" {
-                        sold_to.entry(seat.clone()).or_default().push(hold_id.clone());
-                    }
-                    if seats.get(seat).is_some_and(|s| s.hold_id == hold_id) {
-                        seats.insert(seat.clone(), SeatHold { hold_id: hold_id.clone(), status, expires_at: deadline });
-                    }
-                }
-            }
-        }
-    }
-    let sold_twice: Vec<String> =
-        sold_to.iter().filter(|(_, holds)| holds.len() > 1).map(|(seat, holds)| format!("{seat}: {holds:?}")).collect();
-    if !sold_twice.is_empty() {
-        problems.push(format!("seats sold twice: {}", sold_twice.join("; ")));
-    }
+    let arena = arena.context("no arena in the database")?;
 
     // Exactly the acknowledged holds, each in its acknowledged state.
     let acked: BTreeMap<&str, &Acked> = holds.iter().map(|h| (h.hold_id.as_str(), *h)).collect();
     for (hold_id, hold) in &acked {
-        match state.get(*hold_id) {
+        match arena.holds.get(*hold_id) {
             Some((status, deadline)) if *status == hold.end.status() && *deadline == hold.expires_at => {}
             found => problems.push(format!("acknowledged {hold:?} is {found:?} in the journal")),
         }
     }
-    let ghosts: Vec<&String> = state.keys().filter(|id| !acked.contains_key(id.as_str())).collect();
+    let ghosts: Vec<&String> = arena.holds.keys().filter(|id| !acked.contains_key(id.as_str())).collect();
     if !ghosts.is_empty() {
         problems.push(format!("{} holds in the journal no customer was told of: {ghosts:?}", ghosts.len()));
     }
     let indexed: i64 = sql.query_one("SELECT count(*) FROM hold_ids WHERE show_id = $1", &[&ARENA]).await?.get(0);
-    if indexed != state.len() as i64 {
-        problems.push(format!("hold_ids has {indexed} holds of {ARENA}, the journal {}", state.len()));
+    if indexed != arena.holds.len() as i64 {
+        problems.push(format!("hold_ids has {indexed} holds of {ARENA}, the journal {}", arena.holds.len()));
     }
     eprintln!(
-        "journal: {} entries for {ARENA} (version {arena_version}), {} holds, {} seats sold, none twice: {}",
-        rows.len(),
-        state.len(),
-        sold_to.len(),
-        sold_twice.is_empty()
+        "journal: {} entries for {ARENA} (version {}), {} holds, {} seats sold, {} twice",
+        arena.entries,
+        arena.version,
+        arena.holds.len(),
+        arena.sold.len(),
+        arena.sold.values().filter(|holds| holds.len() > 1).count()
     );
     ensure!(problems.is_empty(), "the database's audit failed:\n{}", join(&problems, 30));
-    Ok(arena_version)
+    Ok(arena.version)
 }
 
 /// B's viewer: every version, in order, up to the final one. Returns when
