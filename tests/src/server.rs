@@ -147,6 +147,11 @@ impl Server {
         Ok(())
     }
 
+    /// The process id, to signal it (stop, continue).
+    pub fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
     /// The server's log so far, for failure messages.
     pub fn log(&self) -> String {
         std::fs::read_to_string(self.log_path()).unwrap_or_default()

@@ -35,6 +35,8 @@ pub struct Metrics {
     pub commit_seconds: Histogram,
     /// Journal entries other processes committed, applied here (shared store).
     pub caught_up: Counter,
+    /// Shows loaded from storage (once per show and process, at first use).
+    pub show_loads: Counter,
     requests: Family<RouteLabels, Histogram>,
 }
 
@@ -47,6 +49,7 @@ impl Default for Metrics {
         let holds_released = Counter::default();
         let hold_conflicts = Counter::default();
         let caught_up = Counter::default();
+        let show_loads = Counter::default();
         // 0.1 ms … ~3 s.
         let requests = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
             Histogram::new(exponential_buckets(0.0001, 2.0, 16))
@@ -69,6 +72,7 @@ impl Default for Metrics {
             "Journal entries other processes committed, applied by this one",
             caught_up.clone(),
         );
+        registry.register("seathold_show_loads", "Shows loaded from storage", show_loads.clone());
         registry.register("seathold_http_request_duration_seconds", "HTTP request latency", requests.clone());
         let commit_batch = Histogram::new(exponential_buckets(1.0, 2.0, 11));
         let commit_seconds = Histogram::new(exponential_buckets(0.0001, 2.0, 16));
@@ -88,6 +92,7 @@ impl Default for Metrics {
             commit_batch,
             commit_seconds,
             caught_up,
+            show_loads,
             requests,
         }
     }

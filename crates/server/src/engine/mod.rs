@@ -42,7 +42,8 @@ pub struct Engines {
     store: Arc<dyn Store>,
     metrics: Arc<Metrics>,
     clock: SharedClock,
-    shows: RwLock<HashMap<String, ShowHandle>>,
+    /// Each show's writer, started once (a cell stays empty while it loads).
+    shows: RwLock<HashMap<String, Arc<OnceCell<ShowHandle>>>>,
     index: Arc<HoldIndex>,
     /// Set once every stored show is loaded, so the index is complete.
     all_loaded: OnceCell<()>,
@@ -63,21 +64,29 @@ impl Engines {
         Self { store, metrics, clock, shows: RwLock::default(), index: Arc::default(), all_loaded: OnceCell::new() }
     }
 
-    /// The engine of a show, started (from storage) on first use; `None` for an unknown show.
+    /// The engine of a show, started (from storage) on first use; `None` for
+    /// an unknown show. Concurrent first requests wait for one load.
     pub async fn show(&self, show_id: &str) -> Result<Option<ShowHandle>, EngineError> {
         let poisoned = || EngineError::internal("engine registry lock poisoned");
-        if let Some(handle) = self.shows.read().map_err(|_| poisoned())?.get(show_id) {
-            return Ok(Some(handle.clone()));
+        let known = self.shows.read().map_err(|_| poisoned())?.get(show_id).cloned();
+        let cell = match known {
+            Some(cell) => cell,
+            None => Arc::clone(self.shows.write().map_err(|_| poisoned())?.entry(show_id.to_owned()).or_default()),
+        };
+        // An unknown show is an error here, so that nothing is cached for it.
+        match cell.get_or_try_init(|| self.start(show_id)).await {
+            Ok(handle) => Ok(Some(handle.clone())),
+            Err(None) => Ok(None),
+            Err(Some(error)) => Err(error),
         }
-        let Some(show) = self.store.show(show_id).await.map_err(storage)? else { return Ok(None) };
-        let loaded = self.store.load_holds(show_id).await.map_err(storage)?;
-        let mut shows = self.shows.write().map_err(|_| poisoned())?;
-        // Another request may have started it while this one loaded.
-        if let Some(handle) = shows.get(show_id) {
-            return Ok(Some(handle.clone()));
-        }
-        let show_key: Arc<str> = Arc::from(show_id);
-        self.index.replace_show(&show_key, loaded.holds.iter())?;
+    }
+
+    /// Loads a show from storage and spawns its writer; `Err(None)`: no such show.
+    async fn start(&self, show_id: &str) -> Result<ShowHandle, Option<EngineError>> {
+        let show = self.store.show(show_id).await.map_err(|error| Some(storage(error)))?.ok_or(None)?;
+        let loaded = self.store.load_holds(show_id).await.map_err(|error| Some(storage(error)))?;
+        self.metrics.show_loads.inc();
+        self.index.replace_show(&Arc::from(show_id), loaded.holds.iter())?;
         let latest = loaded.latest_at;
         let state = actor::restored(ShowState::new(show), loaded);
         let writer = actor::ShowActor::new(
@@ -90,9 +99,7 @@ impl Engines {
         );
         let (commands, receiver) = mpsc::channel(QUEUE);
         tokio::spawn(writer.run(receiver));
-        let handle = ShowHandle { commands };
-        shows.insert(show_id.to_owned(), handle.clone());
-        Ok(Some(handle))
+        Ok(ShowHandle { commands })
     }
 
     /// Starts every stored show's engine (once), so hold lookups are complete.
@@ -171,8 +178,8 @@ impl Engines {
     fn wake(&self, show: Option<&str>) {
         let Ok(shows) = self.shows.read() else { return };
         let handles: Vec<&ShowHandle> = match show {
-            Some(show) => shows.get(show).into_iter().collect(),
-            None => shows.values().collect(),
+            Some(show) => shows.get(show).and_then(|cell| cell.get()).into_iter().collect(),
+            None => shows.values().filter_map(|cell| cell.get()).collect(),
         };
         for handle in handles {
             // A full queue means the writer is busy and will catch up anyway.

@@ -13,19 +13,38 @@ use tokio_postgres::{AsyncMessage, NoTls};
 /// Longest wait between reconnection attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
 
-/// Listens for the life of the process, reconnecting as needed.
-pub fn spawn(config: tokio_postgres::Config, channel: &'static str, hints: broadcast::Sender<Arc<str>>) {
+/// First wait between reconnection attempts; it doubles while they fail.
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+
+/// Listens for the life of the process, reconnecting as needed. Resolves
+/// once the first `LISTEN` is in place (or failed), so that a process
+/// announces itself ready only when it hears other processes.
+pub async fn start(config: tokio_postgres::Config, channel: &'static str, hints: broadcast::Sender<Arc<str>>) {
+    let (ready, listening) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
-        let mut backoff = Duration::from_millis(100);
+        let mut ready = Some(ready);
+        let mut backoff = FIRST_BACKOFF;
         loop {
-            match listen(&config, channel, &hints).await {
+            match listen(&config, channel, &hints, &mut || {
+                backoff = FIRST_BACKOFF;
+                if let Some(ready) = ready.take() {
+                    ready.send(()).ok();
+                }
+            })
+            .await
+            {
                 Ok(never) => match never {},
                 Err(error) => tracing::warn!(%error, "LISTEN connection lost; reconnecting"),
+            }
+            // A first failure does not hold the process back: the poll covers it.
+            if let Some(ready) = ready.take() {
+                ready.send(()).ok();
             }
             tokio::time::sleep(backoff).await;
             backoff = (backoff * 2).min(MAX_BACKOFF);
         }
     });
+    drop(listening.await);
 }
 
 /// Forwards notifications until the connection fails.
@@ -33,6 +52,7 @@ async fn listen(
     config: &tokio_postgres::Config,
     channel: &str,
     hints: &broadcast::Sender<Arc<str>>,
+    subscribed_now: &mut impl FnMut(),
 ) -> anyhow::Result<std::convert::Infallible> {
     let (client, mut connection) = config.connect(NoTls).await?;
     let mut messages = futures_util::stream::poll_fn(move |context| connection.poll_message(context));
@@ -46,6 +66,7 @@ async fn listen(
             done = &mut subscribe, if !subscribed => {
                 done?;
                 subscribed = true;
+                subscribed_now();
             }
             message = messages.next() => match message {
                 Some(Ok(AsyncMessage::Notification(note))) => {

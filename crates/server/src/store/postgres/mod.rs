@@ -39,6 +39,13 @@ const MIGRATIONS: [&str; 1] = [include_str!("../../../migrations/postgres/0001_s
 const CHANNEL: &str = "seathold_changes";
 /// Connections per process: a writer per busy show, reads, the sweep.
 const POOL_SIZE: usize = 16;
+/// Longest pause inside a batch's transaction before the database ends the
+/// session (and its show lock): a batch is milliseconds of work.
+const IDLE_IN_BATCH_MS: u32 = 5_000;
+/// Longest wait for a show's lock before a batch gives up (answered 503).
+const LOCK_WAIT_MS: u32 = 3_000;
+/// Idle time before TCP keepalives probe a connection to a vanished peer.
+const KEEPALIVE_IDLE: std::time::Duration = std::time::Duration::from_secs(10);
 /// How long a sweep's claim on an outbox entry lasts.
 const CLAIM_MILLIS: i64 = 30_000;
 
@@ -56,13 +63,21 @@ impl PostgresStore {
     /// Connects to `url` (`postgres://USER@HOST:PORT/DB`), migrates, and
     /// starts listening for other processes' changes.
     pub async fn open(url: &str) -> anyhow::Result<Self> {
-        let config: tokio_postgres::Config = url.parse().with_context(|| format!("parsing {url}"))?;
+        let mut config: tokio_postgres::Config = url.parse().with_context(|| format!("parsing {url}"))?;
+        // A process that stops mid-batch (frozen, partitioned away) must not
+        // hold a show's lock for ever: the database ends its session, and
+        // others waiting on the lock give up and answer 503.
+        let limits = format!(
+            "-c idle_in_transaction_session_timeout={IDLE_IN_BATCH_MS} -c lock_timeout={LOCK_WAIT_MS} {}",
+            config.get_options().unwrap_or_default()
+        );
+        config.options(limits.trim()).keepalives(true).keepalives_idle(KEEPALIVE_IDLE);
         let manager =
             Manager::from_config(config.clone(), NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
         let pool = Pool::builder(manager).max_size(POOL_SIZE).build().context("building the connection pool")?;
         let store = Self { pool, hints: broadcast::channel(1024).0 };
         store.migrate().await.context("migrating the PostgreSQL database")?;
-        listen::spawn(config, CHANNEL, store.hints.clone());
+        listen::start(config, CHANNEL, store.hints.clone()).await;
         Ok(store)
     }
 
