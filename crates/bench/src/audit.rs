@@ -1,5 +1,5 @@
-//! After the storm: nothing oversold, and the server's map agrees with what
-//! the clients were told.
+//! After the storm: nothing oversold, and every process's map agrees with
+//! what the clients were told.
 
 use std::collections::HashSet;
 
@@ -13,27 +13,29 @@ pub async fn check(client: &reqwest::Client, plan: &Plan, report: &Report) -> an
     for seat in &report.confirmed_seats {
         anyhow::ensure!(confirmed.insert(seat.as_str()), "seat {seat} was confirmed to two holds");
     }
-    let map: Value = client.get(format!("{}/api/shows/{SHOW_ID}/seats", plan.base)).send().await?.json().await?;
-    let sold: HashSet<&str> = map["seats"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|seat| seat["sold"] == true)
-        .filter_map(|seat| seat["id"].as_str())
-        .collect();
-    anyhow::ensure!(
-        sold == confirmed,
-        "{} seats sold on the map, {} confirmed to clients",
-        sold.len(),
-        confirmed.len()
-    );
-    let floor = &map["areas"][0];
-    let floor_sold = floor["sold"].as_u64().unwrap_or(u64::MAX);
-    anyhow::ensure!(
-        floor_sold == report.confirmed_floor,
-        "floor: {floor_sold} sold, {} confirmed",
-        report.confirmed_floor
-    );
-    anyhow::ensure!(floor_sold <= u64::from(plan.floor), "floor oversold: {floor_sold} of {}", plan.floor);
+    for base in &plan.bases {
+        let map: Value = client.get(format!("{base}/api/shows/{SHOW_ID}/seats")).send().await?.json().await?;
+        let sold: HashSet<&str> = map["seats"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|seat| seat["sold"] == true)
+            .filter_map(|seat| seat["id"].as_str())
+            .collect();
+        anyhow::ensure!(
+            sold == confirmed,
+            "{base}: {} seats sold on the map, {} confirmed to clients",
+            sold.len(),
+            confirmed.len()
+        );
+        let floor = &map["areas"][0];
+        let floor_sold = floor["sold"].as_u64().unwrap_or(u64::MAX);
+        anyhow::ensure!(
+            floor_sold == report.confirmed_floor,
+            "{base}: floor: {floor_sold} sold, {} confirmed",
+            report.confirmed_floor
+        );
+        anyhow::ensure!(floor_sold <= u64::from(plan.floor), "{base}: floor oversold: {floor_sold} of {}", plan.floor);
+    }
     Ok(())
 }

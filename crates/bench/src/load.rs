@@ -5,7 +5,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use crate::{Plan, SHOW_ID};
+use crate::metrics::Counters;
+use crate::{Plan, SHOW_ID, Workload};
 
 /// What the storm did.
 #[derive(Debug, Default)]
@@ -16,21 +17,25 @@ pub struct Report {
     pub confirm_micros: Vec<u32>,
     /// Hold answers by status.
     pub statuses: HashMap<u16, u64>,
+    /// Confirm answers by status.
+    pub confirm_statuses: HashMap<u16, u64>,
     /// Seats and floor places of every successful confirmation.
     pub confirmed_seats: Vec<String>,
     pub confirmed_floor: u64,
 }
 
-/// Creates `plan.sessions` sessions, `concurrency` at a time.
+/// Creates `plan.sessions` sessions, `concurrency` at a time (spread over
+/// the processes like the storm's connections).
 pub async fn sessions(client: &reqwest::Client, plan: &Plan) -> anyhow::Result<Vec<String>> {
     let mut tasks = Vec::new();
     for worker in 0..plan.concurrency {
-        let (client, base) = (client.clone(), plan.base.clone());
+        let (client, base) = (client.clone(), plan.base(worker).to_owned());
         let count = plan.sessions / plan.concurrency + usize::from(worker < plan.sessions % plan.concurrency);
         tasks.push(tokio::spawn(async move {
             let mut tokens = Vec::with_capacity(count);
             for _ in 0..count {
-                let body: Value = client.post(format!("{base}/api/sessions")).send().await?.json().await?;
+                let body: Value =
+                    client.post(format!("{base}/api/sessions")).send().await?.error_for_status()?.json().await?;
                 tokens.push(body["token"].as_str().unwrap_or_default().to_owned());
             }
             anyhow::Ok(tokens)
@@ -58,36 +63,44 @@ pub async fn run(client: &reqwest::Client, plan: &Plan, tokens: Vec<String>) -> 
         tasks.push(tokio::spawn(async move {
             let mut rng = fastrand::Rng::with_seed(worker as u64 + 1);
             let mut report = Report::default();
-            let url = format!("{}/api/shows/{SHOW_ID}/holds", plan.base);
+            let base = plan.base(worker).to_owned();
+            let url = format!("{base}/api/shows/{SHOW_ID}/holds");
             while Instant::now() < deadline {
                 let token = &tokens[rng.usize(..tokens.len())];
-                let places = rng.usize(1..=2);
-                let body = if rng.u8(..4) == 0 {
-                    json!({"areas": {"floor": places}})
-                } else {
-                    let seats: Vec<String> = (0..places).map(|_| format!("S{}", rng.usize(..plan.seats))).collect();
-                    if seats.len() == 2 && seats[0] == seats[1] {
-                        continue;
+                let body = match plan.workload {
+                    Workload::Churn => json!({"seats": [format!("S{}", rng.usize(..plan.seats))]}),
+                    Workload::Sale => {
+                        let places = rng.usize(1..=2);
+                        if rng.u8(..4) == 0 {
+                            json!({"areas": {"floor": places}})
+                        } else {
+                            let seats: Vec<String> =
+                                (0..places).map(|_| format!("S{}", rng.usize(..plan.seats))).collect();
+                            if seats.len() == 2 && seats[0] == seats[1] {
+                                continue;
+                            }
+                            json!({"seats": seats})
+                        }
                     }
-                    json!({"seats": seats})
                 };
                 let sent = Instant::now();
                 let response = client.post(&url).bearer_auth(token).json(&body).send().await?;
                 let status = response.status().as_u16();
-                let answer: Value = response.json().await?;
+                let answer = response.bytes().await?;
                 report.hold_micros.push(micros(sent));
                 *report.statuses.entry(status).or_default() += 1;
-                if status == 201 && rng.u8(..10) < 3 {
+                if status == 201 && rng.u8(..100) < plan.workload.confirm_percent() {
+                    let answer: Value = serde_json::from_slice(&answer)?;
                     let sent = Instant::now();
                     let hold = answer["holdId"].as_str().unwrap_or_default();
-                    let confirm = client
-                        .post(format!("{}/api/holds/{hold}/confirm", plan.base))
-                        .bearer_auth(token)
-                        .send()
-                        .await?;
+                    let confirm =
+                        client.post(format!("{base}/api/holds/{hold}/confirm")).bearer_auth(token).send().await?;
+                    let status = confirm.status().as_u16();
+                    let confirmed = confirm.bytes().await?;
                     report.confirm_micros.push(micros(sent));
-                    if confirm.status().as_u16() == 200 {
-                        let confirmed: Value = confirm.json().await?;
+                    *report.confirm_statuses.entry(status).or_default() += 1;
+                    if status == 200 {
+                        let confirmed: Value = serde_json::from_slice(&confirmed)?;
                         for seat in confirmed["seats"].as_array().into_iter().flatten() {
                             report.confirmed_seats.push(seat.as_str().unwrap_or_default().to_owned());
                         }
@@ -106,6 +119,9 @@ pub async fn run(client: &reqwest::Client, plan: &Plan, tokens: Vec<String>) -> 
         for (status, count) in part.statuses {
             *total.statuses.entry(status).or_default() += count;
         }
+        for (status, count) in part.confirm_statuses {
+            *total.confirm_statuses.entry(status).or_default() += count;
+        }
         total.confirmed_seats.extend(part.confirmed_seats);
         total.confirmed_floor += part.confirmed_floor;
     }
@@ -122,8 +138,8 @@ fn percentile(sorted: &[u32], fraction: f64) -> f64 {
 }
 
 impl Report {
-    /// Prints a table and one JSON line.
-    pub fn print(&self, plan: &Plan) {
+    /// Prints a table, the mix of decisions and one JSON line.
+    pub fn print(&self, plan: &Plan, server: &Counters) {
         let mut holds = self.hold_micros.clone();
         holds.sort_unstable();
         let mut confirms = self.confirm_micros.clone();
@@ -131,9 +147,19 @@ impl Report {
         let seconds = self.elapsed.as_secs_f64();
         let decisions = holds.len() as f64 / seconds;
         let count = |status| self.statuses.get(&status).copied().unwrap_or(0);
+        let confirmed = self.confirm_statuses.get(&200).copied().unwrap_or(0);
+        let other: u64 =
+            self.statuses.iter().filter(|(status, _)| ![201, 409, 429].contains(*status)).map(|(_, n)| n).sum();
         println!(
-            "flash sale: {} seats + {} floor places, holdSeconds 1, {} sessions, {} connections, {seconds:.1} s",
-            plan.seats, plan.floor, plan.sessions, plan.concurrency
+            "flash sale ({} workload): {} seats + {} floor places, holdSeconds 1, {} sessions, {} connections over {} \
+             process{}, {seconds:.1} s",
+            plan.workload.name(),
+            plan.seats,
+            plan.floor,
+            plan.sessions,
+            plan.concurrency,
+            plan.bases.len(),
+            if plan.bases.len() == 1 { "" } else { "es" }
         );
         println!("| metric                   | value      |");
         println!("|--------------------------|------------|");
@@ -147,11 +173,49 @@ impl Report {
         println!("| held (201)               | {:>10} |", count(201));
         println!("| taken (409)              | {:>10} |", count(409));
         println!("| at hold limit (429)      | {:>10} |", count(429));
+        if other > 0 {
+            println!("| other statuses           | {other:>10} |");
+        }
         println!("| confirmed seats / floor  | {:>5} / {:>3} |", self.confirmed_seats.len(), self.confirmed_floor);
+        println!("| expired (by the sweeps)  | {:>10.0} |", server.expired);
+
+        // The mix: what share of the decisions changed something.
+        let answered = holds.len() as u64 + confirms.len() as u64;
+        let decided = answered as f64 + server.expired;
+        let writes = (count(201) + confirmed) as f64 + server.expired;
+        let share = |n: f64, of: f64| if of > 0.0 { 100.0 * n / of } else { 0.0 };
+        println!(
+            "mix: {} hold requests ({:.0} % held, {:.0} % taken, {:.0} % at the hold limit{}), {} confirms ({} \
+             confirmed), {:.0} expiries recorded by the sweeps: {:.0} % of the {:.0} decisions (requests + \
+             expiries) wrote a change",
+            holds.len(),
+            share(count(201) as f64, holds.len() as f64),
+            share(count(409) as f64, holds.len() as f64),
+            share(count(429) as f64, holds.len() as f64),
+            if other > 0 { format!(", {other} other: {:?}", self.statuses) } else { String::new() },
+            confirms.len(),
+            confirmed,
+            server.expired,
+            share(writes, decided),
+            decided,
+        );
+        let mean_batch = if server.commits > 0.0 { server.committed_transitions / server.commits } else { 0.0 };
+        let mean_commit_ms = if server.commits > 0.0 { 1000.0 * server.commit_seconds / server.commits } else { 0.0 };
+        println!(
+            "server: {:.0} group commits, {mean_batch:.1} transitions and {mean_commit_ms:.2} ms each on average; \
+             {:.0} journal entries caught up from other processes",
+            server.commits, server.caught_up
+        );
         let json = serde_json::json!({
-            "bench": "flash_sale", "holdDecisionsPerSecond": decisions.round(),
+            "bench": "flash_sale", "workload": plan.workload.name(), "processes": plan.bases.len(),
+            "holdDecisionsPerSecond": decisions.round(),
             "holdP50Ms": percentile(&holds, 0.5), "holdP99Ms": percentile(&holds, 0.99),
             "confirmP99Ms": percentile(&confirms, 0.99), "holds": holds.len(), "statuses": self.statuses,
+            "held": count(201), "taken": count(409), "atHoldLimit": count(429), "otherStatuses": other,
+            "confirms": confirms.len(), "confirmed": confirmed, "expired": server.expired,
+            "writesPercent": share(writes, decided).round(),
+            "commits": server.commits, "meanBatch": mean_batch, "meanCommitMs": mean_commit_ms,
+            "caughtUp": server.caught_up,
             "connections": plan.concurrency, "sessions": plan.sessions, "seconds": seconds,
         });
         println!("{json}");

@@ -1,21 +1,33 @@
 //! `cargo xtask bench`: the flash-sale benchmark over real HTTP on loopback,
-//! against the release server on a fresh SQLite file.
+//! against the release server on a fresh SQLite file; with `--database
+//! postgres`, on a throwaway PostgreSQL with 1 and 2 processes, next to seed
+//! 003's SQL (pgbench) on the same PostgreSQL.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 use crate::install;
+use crate::postgres::TestPostgres;
 use crate::run::{Step, build_web, root, run_checked, target_dir, tool, web_dist};
 
-/// `bench [sale|web] [FLAGS]`: the flash sale (flags go to `flash-sale`),
-/// the web build in headless Chromium, or (without a name) both.
+/// Where the sale bench keeps its data.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Database {
+    Sqlite,
+    Postgres,
+}
+
+/// `bench [sale|web] [--database sqlite|postgres] [FLAGS]`: the flash sale
+/// (flags go to `flash-sale`), the web build in headless Chromium, or
+/// (without a name) both.
 pub fn bench(args: &[String]) -> Result<(), String> {
     let (sale, web, extra) = match args.first().map(String::as_str) {
         Some("sale") => (true, false, &args[1..]),
         Some("web") => (false, true, &args[1..]),
         _ => (true, true, args),
     };
+    let (database, extra) = database_flag(extra)?;
     let step = Step::start("release build: seathold (and flash-sale for the sale)");
     let mut build = tool("cargo");
     build.args(["build", "--release", "--package", "seathold-server"]);
@@ -26,15 +38,43 @@ pub fn bench(args: &[String]) -> Result<(), String> {
     step.done()?;
 
     if sale {
-        // Both durabilities: every commit synced to disk, and synced at checkpoints only.
-        for (name, option) in [("synchronous=full", ""), ("synchronous=normal", "?synchronous=normal")] {
-            flash_sale(name, option, extra)?;
+        match database {
+            Database::Sqlite => {
+                // Both durabilities: every commit synced to disk, and synced at checkpoints only.
+                for (name, option) in [("synchronous=full", ""), ("synchronous=normal", "?synchronous=normal")] {
+                    sale_on_sqlite(name, option, &extra)?;
+                }
+            }
+            Database::Postgres => sale_on_postgres(&extra)?,
         }
     }
     if web {
         web_in_chromium()?;
     }
     Ok(())
+}
+
+/// Takes `--database sqlite|postgres` (or `--database=…`) out of the flags.
+fn database_flag(extra: &[String]) -> Result<(Database, Vec<String>), String> {
+    let mut database = Database::Sqlite;
+    let mut rest = Vec::new();
+    let mut flags = extra.iter();
+    while let Some(flag) = flags.next() {
+        let value = match flag.strip_prefix("--database") {
+            Some("") => flags.next().ok_or("--database needs sqlite or postgres")?.as_str(),
+            Some(value) if value.starts_with('=') => &value[1..],
+            _ => {
+                rest.push(flag.clone());
+                continue;
+            }
+        };
+        database = match value {
+            "sqlite" => Database::Sqlite,
+            "postgres" | "postgresql" => Database::Postgres,
+            other => return Err(format!("--database is sqlite or postgres, not {other:?}")),
+        };
+    }
+    Ok((database, rest))
 }
 
 /// Wasm size (gzip -9), arena first render and one live change, on the
@@ -57,35 +97,6 @@ fn web_in_chromium() -> Result<(), String> {
     )?;
     step.done()?;
     wasm_floor()
-}
-
-fn flash_sale(name: &str, option: &str, extra: &[String]) -> Result<(), String> {
-    let data = std::env::temp_dir().join(format!("seathold-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
-    let admin_token = format!("bench-{}-{}", std::process::id(), data.display().to_string().len());
-    let release = target_dir().join("release");
-    let mut server = Command::new(release.join("seathold"))
-        .args(["serve", "--addr", "127.0.0.1:0", "--database"])
-        .arg(format!("sqlite:{}{option}", data.join("bench.db").display()))
-        .env("SEATHOLD_ADMIN_TOKEN", &admin_token)
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("starting seathold: {e}"))?;
-    let stdout = server.stdout.take().ok_or("no stdout")?;
-    let base = BufReader::new(stdout)
-        .lines()
-        .map_while(Result::ok)
-        .find_map(|line| line.strip_prefix("listening on ").map(str::to_owned))
-        .ok_or("seathold exited before listening")?;
-
-    let step = Step::start(&format!("flash sale, SQLite {name}, against {base}"));
-    let outcome = run_checked(Command::new(release.join("flash-sale")).arg(&base).arg(&admin_token).args(extra));
-    let _ = Command::new("kill").args(["-TERM", &server.id().to_string()]).status();
-    let _ = server.wait();
-    let _ = std::fs::remove_dir_all(&data);
-    outcome?;
-    step.done()
 }
 
 /// The size floor of the web stack (`crates/bench/wasm-floor`), built like
@@ -121,4 +132,349 @@ fn gzip_9_size(path: &Path) -> Result<usize, String> {
         return Err(format!("gzip failed on {}", path.display()));
     }
     Ok(gzipped.stdout.len())
+}
+
+/// The flash sale against one release server on a fresh SQLite file.
+fn sale_on_sqlite(name: &str, option: &str, extra: &[String]) -> Result<(), String> {
+    let data = std::env::temp_dir().join(format!("seathold-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
+    let outcome =
+        Servers::start(&format!("sqlite:{}{option}", data.join("bench.db").display()), 1).and_then(|servers| {
+            let step = Step::start(&format!("flash sale, SQLite {name}, against {}", servers.bases.join(", ")));
+            flash_sale(&servers, extra)?;
+            drop(servers);
+            step.done()
+        });
+    let _ = std::fs::remove_dir_all(&data);
+    outcome
+}
+
+/// Seats of the comparison, as the flash sale's show has them.
+const SEATS: u32 = 20_000;
+
+/// `bench sale --database postgres`: on one throwaway PostgreSQL, seed
+/// 003's SQL under pgbench, then Seathold with 1 and with 2 processes (a
+/// fresh database each), then the three side by side.
+fn sale_on_postgres(extra: &[String]) -> Result<(), String> {
+    let flag = |name: &str, default: u64| -> Result<u64, String> {
+        extra.iter().position(|f| f == name).map_or(Ok(default), |i| {
+            extra.get(i + 1).and_then(|v| v.parse().ok()).ok_or_else(|| format!("{name} needs a number"))
+        })
+    };
+    let seconds = flag("--seconds", 10)?;
+    let clients = flag("--concurrency", 64)?;
+    // Mostly writes, as a sale is, and the seed SQL's workload: one random
+    // seat per hold. `--workload sale` runs today's flash sale instead.
+    let mut extra = extra.to_vec();
+    if !extra.iter().any(|f| f == "--workload") {
+        extra.extend(["--workload".to_owned(), "churn".to_owned()]);
+    }
+
+    install::postgres()?;
+    let postgres = TestPostgres::start()?;
+    let version = print_settings(&postgres)?;
+
+    let seed = seed_sql(&postgres, seconds, clients)?;
+    let mut cases = Vec::new();
+    for processes in [1, 2] {
+        let database = postgres.create_database(&format!("seathold_bench_{processes}p"))?;
+        checkpoint(&postgres)?;
+        let servers = Servers::start(&database, processes)?;
+        let step = Step::start(&format!(
+            "flash sale, PostgreSQL, {processes} process{} against {}",
+            if processes == 1 { "" } else { "es" },
+            servers.bases.join(", ")
+        ));
+        let summary = flash_sale(&servers, &extra)?;
+        drop(servers);
+        step.done()?;
+        cases.push((processes, summary));
+    }
+    drop(postgres);
+
+    println!(
+        "==> side by side: PostgreSQL {version}, synchronous_commit=on, {clients} connections, {SEATS} seats, \
+         1 s holds, {seconds} s each"
+    );
+    println!("| case                           | decisions/s | p50 ms | p99 ms | held  | ratio to seed SQL |");
+    println!("|--------------------------------|-------------|--------|--------|-------|-------------------|");
+    let row = |name: &str, s: &Summary| {
+        println!(
+            "| {name:<30} | {:>11.0} | {:>6.2} | {:>6.2} | {:>3.0} % | {:>16.2}× |",
+            s.decisions_per_second,
+            s.p50_ms,
+            s.p99_ms,
+            s.held_percent,
+            s.decisions_per_second / seed.decisions_per_second.max(f64::MIN_POSITIVE)
+        );
+    };
+    row("seed 003's SQL (pgbench)", &seed);
+    for (processes, summary) in &cases {
+        row(&format!("Seathold, {processes} process{}", if *processes == 1 { "" } else { "es" }), summary);
+    }
+    for (processes, summary) in &cases {
+        let ratio = summary.decisions_per_second / seed.decisions_per_second.max(f64::MIN_POSITIVE);
+        let met = ratio >= 4.0 && summary.p99_ms < 20.0;
+        println!(
+            "target ≥ 4× the seed SQL with p99 < 20 ms, {processes} process{}: {} ({ratio:.2}×, p99 {:.2} ms)",
+            if *processes == 1 { "" } else { "es" },
+            if met { "met" } else { "MISSED" },
+            summary.p99_ms
+        );
+    }
+    if let [(_, one), (_, two)] = cases.as_slice() {
+        let ratio = two.decisions_per_second / one.decisions_per_second.max(f64::MIN_POSITIVE);
+        println!(
+            "target 2 processes not slower than 1: {} ({ratio:.2}× of 1 process's decisions/s)",
+            if ratio >= 1.0 { "met" } else { "MISSED" }
+        );
+        println!(
+            "{{\"bench\":\"sale_postgres\",\"seedSqlDecisionsPerSecond\":{:.0},\"seedSqlP99Ms\":{:.2},\
+             \"oneProcessDecisionsPerSecond\":{:.0},\"oneProcessP99Ms\":{:.2},\"twoProcessesDecisionsPerSecond\":{:.0},\
+             \"twoProcessesP99Ms\":{:.2},\"seconds\":{seconds},\"connections\":{clients}}}",
+            seed.decisions_per_second,
+            seed.p99_ms,
+            one.decisions_per_second,
+            one.p99_ms,
+            two.decisions_per_second,
+            two.p99_ms
+        );
+    }
+    Ok(())
+}
+
+/// What one case measured.
+#[derive(Debug, Clone, Copy, Default)]
+struct Summary {
+    decisions_per_second: f64,
+    p50_ms: f64,
+    p99_ms: f64,
+    /// Share of the hold decisions that held the seat.
+    held_percent: f64,
+}
+
+/// Release `seathold serve` processes on one database, stopped on drop.
+struct Servers {
+    children: Vec<Child>,
+    bases: Vec<String>,
+    admin_token: String,
+}
+
+impl Servers {
+    fn start(database: &str, count: usize) -> Result<Self, String> {
+        let admin_token = format!("bench-{}-{}", std::process::id(), database.len());
+        let mut servers = Self { children: Vec::new(), bases: Vec::new(), admin_token };
+        for n in 1..=count {
+            let mut server = Command::new(target_dir().join("release").join("seathold"))
+                .args(["serve", "--addr", "127.0.0.1:0", "--database", database])
+                .env("SEATHOLD_ADMIN_TOKEN", &servers.admin_token)
+                .env("RUST_LOG", "warn")
+                .stdout(Stdio::piped())
+                .spawn()
+                .map_err(|e| format!("starting seathold: {e}"))?;
+            let stdout = server.stdout.take().ok_or("no stdout")?;
+            servers.children.push(server);
+            let mut lines = BufReader::new(stdout).lines();
+            let base = lines
+                .by_ref()
+                .map_while(Result::ok)
+                .find_map(|line| line.strip_prefix("listening on ").map(str::to_owned))
+                .ok_or("seathold exited before listening")?;
+            // Whatever it says later (warnings under load) shows, and its
+            // writes never fail for want of a reader.
+            let prefix = if count == 1 { "    [seathold] ".to_owned() } else { format!("    [seathold {n}] ") };
+            std::thread::spawn(move || {
+                for line in lines.map_while(Result::ok) {
+                    println!("{prefix}{line}");
+                }
+            });
+            servers.bases.push(base);
+        }
+        Ok(servers)
+    }
+}
+
+impl Drop for Servers {
+    fn drop(&mut self) {
+        for server in &mut self.children {
+            let _ = Command::new("kill").args(["-TERM", &server.id().to_string()]).status();
+        }
+        for server in &mut self.children {
+            let _ = server.wait();
+        }
+    }
+}
+
+/// Runs `flash-sale` against every process (output shown as it comes) and
+/// reads its JSON line.
+fn flash_sale(servers: &Servers, extra: &[String]) -> Result<Summary, String> {
+    let mut load = Command::new(target_dir().join("release").join("flash-sale"))
+        .arg(servers.bases.join(","))
+        .arg(&servers.admin_token)
+        .args(extra)
+        .stdout(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("starting flash-sale: {e}"))?;
+    let stdout = load.stdout.take().ok_or("no stdout")?;
+    let mut json = None;
+    for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+        println!("{line}");
+        if line.contains("\"holdDecisionsPerSecond\"") {
+            json = Some(line);
+        }
+    }
+    let status = load.wait().map_err(|e| format!("flash-sale: {e}"))?;
+    if !status.success() {
+        return Err(format!("flash-sale failed: {status}"));
+    }
+    let json = json.ok_or("flash-sale printed no JSON line")?;
+    let number = |key: &str| json_number(&json, key).ok_or_else(|| format!("no {key} in {json}"));
+    let holds = number("holds")?;
+    Ok(Summary {
+        decisions_per_second: number("holdDecisionsPerSecond")?,
+        p50_ms: number("holdP50Ms")?,
+        p99_ms: number("holdP99Ms")?,
+        held_percent: if holds > 0.0 { 100.0 * number("held")? / holds } else { 0.0 },
+    })
+}
+
+/// The number after `"key":` in a flat JSON line.
+fn json_number(json: &str, key: &str) -> Option<f64> {
+    let at = json.find(&format!("\"{key}\":"))? + key.len() + 3;
+    let rest = &json[at..];
+    let end = rest.find([',', '}']).unwrap_or(rest.len());
+    rest[..end].trim().parse().ok()
+}
+
+/// `psql` on one database of the cluster; its output.
+fn psql(postgres: &TestPostgres, database: &str, sql: &str) -> Result<String, String> {
+    let output = postgres
+        .client("psql")
+        .args(["-X", "-q", "-At", "-v", "ON_ERROR_STOP=1", "-d", database, "-c", sql])
+        .output()
+        .map_err(|e| format!("psql: {e}"))?;
+    if !output.status.success() {
+        return Err(format!("psql {sql:?} failed: {}", String::from_utf8_lossy(&output.stderr)));
+    }
+    Ok(String::from_utf8_lossy(&output.stdout).trim().to_owned())
+}
+
+/// Every case starts with no dirty pages of the case before.
+fn checkpoint(postgres: &TestPostgres) -> Result<(), String> {
+    psql(postgres, "postgres", "CHECKPOINT").map(drop)
+}
+
+/// The settings that matter for commit throughput; returns the version.
+fn print_settings(postgres: &TestPostgres) -> Result<String, String> {
+    let version = psql(postgres, "postgres", "SHOW server_version")?;
+    let settings = psql(
+        postgres,
+        "postgres",
+        "SELECT name || ' = ' || current_setting(name) FROM pg_settings WHERE name IN \
+         ('synchronous_commit', 'fsync', 'wal_sync_method', 'full_page_writes', 'wal_level', 'commit_delay', \
+         'shared_buffers', 'wal_buffers', 'max_wal_size', 'checkpoint_timeout', 'max_connections') ORDER BY name",
+    )?;
+    // fsync costs what the folder's file system makes it cost (tmpfs: nothing).
+    let file_system = crate::run::output_of(Command::new("stat").args(["-f", "-c", "%T"]).arg(postgres.dir()))
+        .unwrap_or_else(|| "unknown".into());
+    println!("    PostgreSQL {version}, data in {} ({file_system}), settings:", postgres.dir().display());
+    for line in settings.lines() {
+        println!("      {line}");
+    }
+    Ok(version)
+}
+
+/// Seed 003's SQL: one hold decision per transaction, `SELECT … FOR UPDATE`
+/// of the seat then a conditional `UPDATE` (held if free or expired), on a
+/// fresh database of the same PostgreSQL, under pgbench.
+fn seed_sql(postgres: &TestPostgres, seconds: u64, clients: u64) -> Result<Summary, String> {
+    const DATABASE: &str = "seed_sql";
+    const SCRIPT: &str = "\\set seat random(0, 19999)
+\\set holder random(1, 10000)
+BEGIN;
+SELECT holder, held_until FROM seats WHERE id = :seat FOR UPDATE;
+UPDATE seats SET holder = :holder, held_until = now() + interval '1 second', grants = grants + 1
+  WHERE id = :seat AND (held_until IS NULL OR held_until <= now());
+COMMIT;
+";
+    postgres.create_database(DATABASE)?;
+    psql(
+        postgres,
+        DATABASE,
+        &format!(
+            "CREATE TABLE seats (id int PRIMARY KEY, holder int, held_until timestamptz, grants bigint NOT NULL \
+             DEFAULT 0); INSERT INTO seats (id) SELECT generate_series(0, {})",
+            SEATS - 1
+        ),
+    )?;
+    psql(postgres, DATABASE, "VACUUM ANALYZE seats")?;
+    checkpoint(postgres)?;
+    let folder = std::env::temp_dir().join(format!("seathold-pgbench-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&folder);
+    std::fs::create_dir_all(&folder).map_err(|e| format!("{}: {e}", folder.display()))?;
+    let outcome = pgbench(postgres, &folder, SCRIPT, seconds, clients);
+    let _ = std::fs::remove_dir_all(&folder);
+    let (decisions, mut latencies) = outcome?;
+    let granted: f64 = psql(postgres, DATABASE, "SELECT sum(grants) FROM seats")?.parse().unwrap_or(0.0);
+    latencies.sort_unstable();
+    let percentile = |fraction: f64| {
+        latencies
+            .get(((latencies.len().max(1) - 1) as f64 * fraction).round() as usize)
+            .map_or(0.0, |&us| us as f64 / 1000.0)
+    };
+    let summary = Summary {
+        decisions_per_second: decisions as f64 / seconds as f64,
+        p50_ms: percentile(0.5),
+        p99_ms: percentile(0.99),
+        held_percent: if decisions > 0 { 100.0 * granted / decisions as f64 } else { 0.0 },
+    };
+    println!(
+        "seed 003's SQL: {decisions} decisions in {seconds} s ({:.0}/s), {granted:.0} held ({:.0} %), latency p50 \
+         {:.2} ms, p99 {:.2} ms",
+        summary.decisions_per_second, summary.held_percent, summary.p50_ms, summary.p99_ms
+    );
+    Ok(summary)
+}
+
+/// Runs pgbench with `script`; the transactions it logged and their latencies (µs).
+fn pgbench(
+    postgres: &TestPostgres,
+    folder: &Path,
+    script: &str,
+    seconds: u64,
+    clients: u64,
+) -> Result<(u64, Vec<u64>), String> {
+    let script_file = folder.join("hold.sql");
+    std::fs::write(&script_file, script).map_err(|e| format!("{}: {e}", script_file.display()))?;
+    println!("    pgbench script (one hold decision per transaction):");
+    for line in script.lines() {
+        println!("      {line}");
+    }
+    let step = Step::start(&format!(
+        "seed 003's SQL: pgbench -c {clients} -j 2 -T {seconds} -M prepared, {SEATS} seats, 1 s holds"
+    ));
+    let mut command = postgres.client("pgbench");
+    command
+        .args(["-n", "-c", &clients.to_string(), "-j", "2", "-T", &seconds.to_string(), "-M", "prepared", "-f"])
+        .arg(&script_file)
+        .args(["-l", "--log-prefix"])
+        .arg(folder.join("tx"))
+        .arg("seed_sql")
+        .current_dir(folder);
+    run_checked(&mut command)?;
+    step.done()?;
+    // One line per transaction: client, number, latency (µs), script, epoch s, µs.
+    let mut latencies = Vec::new();
+    for entry in std::fs::read_dir(folder).map_err(|e| format!("{}: {e}", folder.display()))? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        if !path.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("tx.")) {
+            continue;
+        }
+        let log = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        latencies.extend(log.lines().filter_map(|line| line.split_whitespace().nth(2)?.parse::<u64>().ok()));
+    }
+    if latencies.is_empty() {
+        return Err("pgbench logged no transactions".into());
+    }
+    Ok((latencies.len() as u64, latencies))
 }

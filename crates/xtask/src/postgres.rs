@@ -29,6 +29,7 @@ const USER: &str = "postgres";
 pub struct TestPostgres {
     /// `postgres://postgres@127.0.0.1:PORT/seathold_test` (trust auth, TCP).
     pub url: String,
+    port: u16,
     bin: PathBuf,
     dir: PathBuf,
     /// Run the server's programs as `postgres` (we are root).
@@ -50,7 +51,7 @@ impl TestPostgres {
         let dir = base.join(format!("seathold-pg-{}-{unique:x}", std::process::id()));
         std::fs::create_dir(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
         // From here on, dropping `postgres` cleans up whatever exists.
-        let mut postgres = Self { url: String::new(), bin, dir, as_postgres, running: false, watchdog: None };
+        let mut postgres = Self { url: String::new(), port: 0, bin, dir, as_postgres, running: false, watchdog: None };
 
         let part = Instant::now();
         if as_postgres {
@@ -68,6 +69,7 @@ impl TestPostgres {
 
         let part = Instant::now();
         let port = postgres.start_on_a_free_port()?;
+        postgres.port = port;
         timed(&format!("pg_ctl start (port {port})"), part);
 
         let part = Instant::now();
@@ -79,6 +81,26 @@ impl TestPostgres {
         postgres.url = format!("postgres://{USER}@127.0.0.1:{port}/{DATABASE}");
         step.done()?;
         Ok(postgres)
+    }
+
+    /// Creates another empty database; returns its URL.
+    pub fn create_database(&self, name: &str) -> Result<String, String> {
+        let mut createdb = self.program("createdb");
+        createdb.arg("-h").arg(&self.dir).args(["-p", &self.port.to_string(), "-U", USER, name]);
+        quiet(&mut createdb, "createdb")?;
+        Ok(format!("postgres://{USER}@127.0.0.1:{}/{name}", self.port))
+    }
+
+    /// A client program of the server's bin folder (`psql`, `pgbench`), run
+    /// as ourselves, pointed at this cluster over TCP as `postgres`.
+    pub fn client(&self, name: &str) -> Command {
+        let mut command = Command::new(self.bin.join(name));
+        command
+            .env("PGHOST", "127.0.0.1")
+            .env("PGPORT", self.port.to_string())
+            .env("PGUSER", USER)
+            .stdin(Stdio::null());
+        command
     }
 
     /// The folder (data, log, socket) this cluster lives in.

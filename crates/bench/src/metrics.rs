@@ -1,0 +1,55 @@
+//! The servers' own counters (`GET /metrics` of every process, summed): the
+//! expiries the sweeps recorded, group commits, journal catch-up.
+
+use crate::Plan;
+
+/// Counters summed over every process.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counters {
+    pub created: f64,
+    pub confirmed: f64,
+    pub expired: f64,
+    pub conflicts: f64,
+    /// Journal entries one process applied from another's commits.
+    pub caught_up: f64,
+    /// Group commits, the transitions they wrote and the seconds they took.
+    pub commits: f64,
+    pub committed_transitions: f64,
+    pub commit_seconds: f64,
+}
+
+impl Counters {
+    /// What happened between `before` and `self`.
+    pub fn since(&self, before: &Self) -> Self {
+        Self {
+            created: self.created - before.created,
+            confirmed: self.confirmed - before.confirmed,
+            expired: self.expired - before.expired,
+            conflicts: self.conflicts - before.conflicts,
+            caught_up: self.caught_up - before.caught_up,
+            commits: self.commits - before.commits,
+            committed_transitions: self.committed_transitions - before.committed_transitions,
+            commit_seconds: self.commit_seconds - before.commit_seconds,
+        }
+    }
+}
+
+/// Reads `/metrics` on every process and adds them up.
+pub async fn scrape(client: &reqwest::Client, plan: &Plan) -> anyhow::Result<Counters> {
+    let mut total = Counters::default();
+    for base in &plan.bases {
+        let text = client.get(format!("{base}/metrics")).send().await?.error_for_status()?.text().await?;
+        let value = |name: &str| -> f64 {
+            text.lines().filter_map(|line| line.strip_prefix(name)?.strip_prefix(' ')?.trim().parse::<f64>().ok()).sum()
+        };
+        total.created += value("seathold_holds_created_total");
+        total.confirmed += value("seathold_holds_confirmed_total");
+        total.expired += value("seathold_holds_expired_total");
+        total.conflicts += value("seathold_hold_conflicts_total");
+        total.caught_up += value("seathold_journal_caught_up_total");
+        total.commits += value("seathold_commit_batch_size_count");
+        total.committed_transitions += value("seathold_commit_batch_size_sum");
+        total.commit_seconds += value("seathold_commit_duration_seconds_sum");
+    }
+    Ok(total)
+}
