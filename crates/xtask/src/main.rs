@@ -8,7 +8,7 @@
 //! - `bench [sale|web] [--database postgres] [--sessions N] [--concurrency N] [--seconds N]`: the
 //!   flash-sale benchmark (on PostgreSQL: beside seed 003's SQL, 1 and 2 processes) and the web
 //!   build in headless Chromium (wasm size, arena render, one change).
-//! - `sim [--seeds N] [--steps M] [--seed S] [--store memory|sqlite] [--release] [--mutations]`: the
+//! - `sim [--seeds N] [--steps M] [--seed S] [--store memory|sqlite|shared] [--release] [--mutations]`: the
 //!   deterministic simulator; `--mutations` checks it catches each bug in `crates/sim/mutations/`.
 //! - `postgres`: a throwaway PostgreSQL like the tests' one; prints its URL, runs until Ctrl-C.
 

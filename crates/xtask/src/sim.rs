@@ -6,7 +6,7 @@ use std::process::Command;
 
 use crate::run::{Step, root, run_checked, target_dir, tool};
 
-/// `sim [--seeds N] [--steps M] [--seed S] [--first S] [--store memory|sqlite] [--release]`
+/// `sim [--seeds N] [--steps M] [--seed S] [--first S] [--store memory|sqlite|shared] [--release]`
 /// runs the simulator; `sim --mutations [FLAGS]` runs it once per patch in
 /// `crates/sim/mutations/`, each putting back one fixed bug, and fails
 /// unless every one is caught.

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, SeatId, ServerMillis};
+use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, SeatId, ServerMillis, ShowState};
 
 use super::{LoadedHolds, Transition};
 
@@ -54,26 +54,53 @@ impl From<&Transition> for JournalEntry {
     }
 }
 
+impl JournalEntry {
+    /// The hold a `created` entry made, as it was then.
+    pub fn created_hold(&self) -> Option<Hold> {
+        let JournalAction::Created { seats, areas, expires_at } = &self.action else { return None };
+        Some(Hold {
+            id: self.hold_id.clone(),
+            holder: self.holder.clone(),
+            seats: seats.clone(),
+            areas: areas.clone(),
+            created_at: self.at,
+            created_version: self.version,
+            expires_at: *expires_at,
+            extensions: 0,
+            stored_status: HoldStatus::Held,
+            late: false,
+        })
+    }
+
+    /// The change this entry made, as `state` (at the version before it)
+    /// applies it; `None` when it names a hold `state` does not have.
+    pub fn change_for(&self, state: &ShowState) -> Option<Change> {
+        if let Some(hold) = self.created_hold() {
+            return Some(Change::Created { hold });
+        }
+        let stored = state.hold(&self.hold_id)?;
+        let hold = stored.id.clone();
+        Some(match self.action {
+            JournalAction::Created { .. } => return None,
+            JournalAction::Extended { expires_at, extensions } => {
+                Change::Extended { hold, from: stored.expires_at, to: expires_at, extensions }
+            }
+            JournalAction::Confirmed { late } => Change::Confirmed { hold, deadline: stored.expires_at, late },
+            JournalAction::Released => Change::Released { hold, previous: stored.stored_status },
+            JournalAction::Expired => Change::Expired { hold, deadline: stored.expires_at },
+        })
+    }
+}
+
 /// The holds a journal describes, oldest first: how every store rebuilds a
 /// show. `version` is the show's stored version.
 pub fn replay(version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHolds> {
     let mut holds: Vec<Hold> = Vec::new();
     let mut by_id: HashMap<&HoldId, usize> = HashMap::new();
     for entry in journal {
-        if let JournalAction::Created { seats, areas, expires_at } = &entry.action {
+        if let Some(hold) = entry.created_hold() {
             by_id.insert(&entry.hold_id, holds.len());
-            holds.push(Hold {
-                id: entry.hold_id.clone(),
-                holder: entry.holder.clone(),
-                seats: seats.clone(),
-                areas: areas.clone(),
-                created_at: entry.at,
-                created_version: entry.version,
-                expires_at: *expires_at,
-                extensions: 0,
-                stored_status: HoldStatus::Held,
-                late: false,
-            });
+            holds.push(hold);
             continue;
         }
         let hold = by_id
