@@ -57,7 +57,9 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // An empty secret would open the admin API to anyone who sends an empty bearer token.
     if args.admin_token.as_deref().is_some_and(|token| token.trim().is_empty()) {
-        anyhow::bail!("SEATHOLD_ADMIN_TOKEN is set but empty: set a long random secret, or unset it to disable the admin API");
+        anyhow::bail!(
+            "SEATHOLD_ADMIN_TOKEN is set but empty: set a long random secret, or unset it to disable the admin API"
+        );
     }
     let store = store::open(&args.database.url).await?;
     let local = SystemClock::skewed(args.clock_skew_ms);
