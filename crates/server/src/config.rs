@@ -62,7 +62,11 @@ pub struct ServeArgs {
     /// that a browser's clock disagrees with the server's.
     #[arg(long, env = "SEATHOLD_CLOCK_SKEW_MS", default_value_t = 0, allow_hyphen_values = true, hide = true)]
     pub clock_skew_ms: i64,
-    /// Bearer token for admin endpoints; without it they answer 403.
-    #[arg(long, env = "SEATHOLD_ADMIN_TOKEN", hide_env_values = true)]
-    pub admin_token: Option<String>,
+}
+
+/// The bearer token for admin endpoints, from `SEATHOLD_ADMIN_TOKEN` only:
+/// a command-line flag would show the secret in the process list. Without
+/// it the admin endpoints answer 403.
+pub fn admin_token() -> Option<String> {
+    std::env::var("SEATHOLD_ADMIN_TOKEN").ok()
 }

@@ -56,7 +56,8 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // An empty secret would open the admin API to anyone who sends an empty bearer token.
-    if args.admin_token.as_deref().is_some_and(|token| token.trim().is_empty()) {
+    let admin_token = config::admin_token();
+    if admin_token.as_deref().is_some_and(|token| token.trim().is_empty()) {
         anyhow::bail!(
             "SEATHOLD_ADMIN_TOKEN is set but empty: set a long random secret, or unset it to disable the admin API"
         );
@@ -75,7 +76,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             tracing::info!(show = %show.id, ?outcome, "demo show");
         }
     }
-    let state = AppState::new(store, Arc::clone(&clock), args.admin_token.map(Arc::from));
+    let state = AppState::new(store, Arc::clone(&clock), admin_token.map(Arc::from));
     // Expiries that fell due while the server was down are handled first thing.
     tokio::spawn(sweep::run(Arc::clone(&state.store), Arc::clone(&state.engines), clock, args.sweep_interval.into()));
     let state_stopping = Arc::clone(&state.stopping);
