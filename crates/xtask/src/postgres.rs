@@ -1,5 +1,8 @@
 //! A throwaway PostgreSQL for the tests: `initdb` into a temporary folder,
 //! `pg_ctl` on a free port, one empty database, stopped and removed on drop.
+//! It serves plain text and TLS alike: `openssl` makes a throwaway CA and a
+//! server certificate for `127.0.0.1` and `localhost` at start (Debian's
+//! `postgresql` depends on `openssl`, through `ssl-cert`).
 //!
 //! When we run as root (CI sessions do) the server runs as Debian's
 //! unprivileged `postgres` user, which owns the folder: PostgreSQL refuses
@@ -18,6 +21,10 @@ use crate::run::{Step, output_of};
 /// The variable the tests read the database URL from.
 pub const URL_VARIABLE: &str = "SEATHOLD_TEST_POSTGRES";
 
+/// The variable the tests read the path of the CA certificate that signed
+/// the server's (PEM) from, for `sslmode=require&sslrootcert=…`.
+pub const CA_VARIABLE: &str = "SEATHOLD_TEST_POSTGRES_CA";
+
 /// The database the tests get (empty: they migrate it themselves).
 const DATABASE: &str = "seathold_test";
 
@@ -29,6 +36,8 @@ const USER: &str = "postgres";
 pub struct TestPostgres {
     /// `postgres://postgres@127.0.0.1:PORT/seathold_test` (trust auth, TCP).
     pub url: String,
+    /// The throwaway CA's certificate (PEM), in the data folder.
+    pub ca: PathBuf,
     port: u16,
     bin: PathBuf,
     dir: PathBuf,
@@ -51,7 +60,16 @@ impl TestPostgres {
         let dir = base.join(format!("seathold-pg-{}-{unique:x}", std::process::id()));
         std::fs::create_dir(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
         // From here on, dropping `postgres` cleans up whatever exists.
-        let mut postgres = Self { url: String::new(), port: 0, bin, dir, as_postgres, running: false, watchdog: None };
+        let mut postgres = Self {
+            url: String::new(),
+            ca: PathBuf::new(),
+            port: 0,
+            bin,
+            dir,
+            as_postgres,
+            running: false,
+            watchdog: None,
+        };
 
         let part = Instant::now();
         if as_postgres {
@@ -66,6 +84,10 @@ impl TestPostgres {
         initdb.arg("-D").arg(&data).args(["-U", USER, "--auth=trust", "-E", "UTF8", "--no-locale"]);
         quiet(&mut initdb, "initdb")?;
         timed("initdb", part);
+
+        let part = Instant::now();
+        postgres.ca = postgres.make_certificates(&data)?;
+        timed("TLS certificates (openssl)", part);
 
         let part = Instant::now();
         let port = postgres.start_on_a_free_port()?;
@@ -95,10 +117,13 @@ impl TestPostgres {
     /// as ourselves, pointed at this cluster over TCP as `postgres`.
     pub fn client(&self, name: &str) -> Command {
         let mut command = Command::new(self.bin.join(name));
+        // libpq would take the server's TLS offer (sslmode=prefer): plain
+        // text, as Seathold connects unless told `sslmode=require`.
         command
             .env("PGHOST", "127.0.0.1")
             .env("PGPORT", self.port.to_string())
             .env("PGUSER", USER)
+            .env("PGSSLMODE", "disable")
             .stdin(Stdio::null());
         command
     }
@@ -131,15 +156,73 @@ impl TestPostgres {
     /// A program from the server's bin folder, as `postgres` when we are
     /// root, run in the cluster's folder (which `postgres` can enter).
     fn program(&self, name: &str) -> Command {
+        self.as_server_user(&self.bin.join(name))
+    }
+
+    /// `program`, as `postgres` when we are root, in the cluster's folder.
+    fn as_server_user(&self, program: &Path) -> Command {
         let mut command = if self.as_postgres {
             let mut command = Command::new("runuser");
-            command.args(["-u", USER, "--"]).arg(self.bin.join(name));
+            command.args(["-u", USER, "--"]).arg(program);
             command
         } else {
-            Command::new(self.bin.join(name))
+            Command::new(program)
         };
         command.current_dir(&self.dir).stdin(Stdio::null());
         command
+    }
+
+    /// A throwaway CA (its key deleted once it signed) and a server
+    /// certificate for 127.0.0.1 and localhost, P-256, valid a week, made in
+    /// `data` by the server's user: `server.key` is the server's alone
+    /// (0600), as PostgreSQL demands. Returns the CA certificate's path.
+    fn make_certificates(&self, data: &Path) -> Result<PathBuf, String> {
+        const CONFIG: &str = "[req]
+distinguished_name = dn
+prompt = no
+[dn]
+CN = seathold-test
+[ca]
+basicConstraints = critical, CA:TRUE
+keyUsage = critical, keyCertSign, cRLSign
+subjectKeyIdentifier = hash
+[server]
+basicConstraints = critical, CA:FALSE
+keyUsage = critical, digitalSignature
+extendedKeyUsage = serverAuth
+subjectAltName = IP:127.0.0.1, DNS:localhost
+subjectKeyIdentifier = hash
+authorityKeyIdentifier = keyid
+";
+        std::fs::write(data.join("certificates.cnf"), CONFIG).map_err(|e| format!("writing certificates.cnf: {e}"))?;
+        let openssl = |what: &str, args: &str| {
+            let mut openssl = self.as_server_user(Path::new("openssl"));
+            openssl.current_dir(data).args(args.split_whitespace());
+            quiet(&mut openssl, what).map_err(|e| format!("{e}\n(the throwaway PostgreSQL's TLS needs `openssl`)"))
+        };
+        let new_key = "-config certificates.cnf -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes";
+        openssl(
+            "openssl req (CA)",
+            &format!(
+                "req -x509 {new_key} -days 7 -subj /CN=seathold-test-ca -extensions ca -keyout ca.key -out ca.crt"
+            ),
+        )?;
+        openssl(
+            "openssl req (server)",
+            &format!("req -new {new_key} -subj /CN=localhost -keyout server.key -out server.csr"),
+        )?;
+        openssl(
+            "openssl x509 (server)",
+            "x509 -req -days 7 -in server.csr -CA ca.crt -CAkey ca.key -set_serial 2 \
+             -extfile certificates.cnf -extensions server -out server.crt",
+        )?;
+        for leftover in ["ca.key", "server.csr", "certificates.cnf"] {
+            std::fs::remove_file(data.join(leftover)).map_err(|e| format!("removing {leftover}: {e}"))?;
+        }
+        let server_key = data.join("server.key");
+        std::fs::set_permissions(&server_key, std::os::unix::fs::PermissionsExt::from_mode(0o600))
+            .map_err(|e| format!("chmod 600 {}: {e}", server_key.display()))?;
+        Ok(data.join("ca.crt"))
     }
 
     /// `pg_ctl start` on a port that was free a moment ago; another process
@@ -149,8 +232,10 @@ impl TestPostgres {
         for _ in 0..3 {
             let port = free_port()?;
             // pg_ctl passes -o through a shell: the folder is quoted.
+            // TLS files are named relative to the data folder.
             let options = format!(
-                "-p {port} -k '{}' -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on",
+                "-p {port} -k '{}' -c listen_addresses=127.0.0.1 -c max_connections=200 -c fsync=on \
+                 -c ssl=on -c ssl_cert_file=server.crt -c ssl_key_file=server.key",
                 self.dir.display()
             );
             let mut start = self.program("pg_ctl");
@@ -246,6 +331,8 @@ pub fn serve() -> Result<(), String> {
     install::postgres()?;
     let postgres = TestPostgres::start()?;
     println!("{URL_VARIABLE}={}", postgres.url);
+    println!("{CA_VARIABLE}={}", postgres.ca.display());
+    println!("    TLS too: {}?sslmode=require&sslrootcert={}", postgres.url, postgres.ca.display());
     println!("    folder {} (log: {}/log)", postgres.dir().display(), postgres.dir().display());
     println!("    running until Ctrl-C, which stops it and removes the folder");
     while postgres.is_running() {

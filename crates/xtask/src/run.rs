@@ -118,6 +118,7 @@ pub fn test() -> Result<(), String> {
         .env("SEATHOLD_WEB_DIST", web_dist())
         .env("SEATHOLD_AXE", install::axe_script())
         .env(postgres::URL_VARIABLE, &postgres.url)
+        .env(postgres::CA_VARIABLE, &postgres.ca)
         .env("RUST_BACKTRACE", "1");
     let outcome = run_checked(&mut native);
     drop(postgres);

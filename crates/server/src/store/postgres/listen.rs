@@ -1,14 +1,18 @@
 //! `LISTEN` on a connection of its own: each notification names a show
 //! another process (or this one) changed, and becomes a hint to this
 //! process's writers. The connection comes back after a failure; hints lost
-//! meanwhile are covered by the writers' periodic catch-up.
+//! meanwhile are covered by the writers' periodic catch-up. It uses the
+//! pool's TLS setting.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use futures_util::StreamExt;
 use tokio::sync::broadcast;
-use tokio_postgres::{AsyncMessage, NoTls};
+use tokio_postgres::tls::MakeTlsConnect;
+use tokio_postgres::{AsyncMessage, NoTls, Socket};
+
+use super::tls::Tls;
 
 /// Longest wait between reconnection attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(5);
@@ -19,20 +23,30 @@ const FIRST_BACKOFF: Duration = Duration::from_millis(100);
 /// Listens for the life of the process, reconnecting as needed. Resolves
 /// once the first `LISTEN` is in place (or failed), so that a process
 /// announces itself ready only when it hears other processes.
-pub async fn start(config: tokio_postgres::Config, channel: &'static str, hints: broadcast::Sender<Arc<str>>) {
+pub async fn start(
+    config: tokio_postgres::Config,
+    tls: Tls,
+    channel: &'static str,
+    hints: broadcast::Sender<Arc<str>>,
+) {
     let (ready, listening) = tokio::sync::oneshot::channel();
     tokio::spawn(async move {
         let mut ready = Some(ready);
         let mut backoff = FIRST_BACKOFF;
         loop {
-            match listen(&config, channel, &hints, &mut || {
+            let mut subscribed_now = || {
                 backoff = FIRST_BACKOFF;
                 if let Some(ready) = ready.take() {
                     ready.send(()).ok();
                 }
-            })
-            .await
-            {
+            };
+            let outcome = match &tls {
+                Tls::Off(_) => listen(&config, NoTls, channel, &hints, &mut subscribed_now).await,
+                Tls::On { connector, .. } => {
+                    listen(&config, connector.clone(), channel, &hints, &mut subscribed_now).await
+                }
+            };
+            match outcome {
                 Ok(never) => match never {},
                 Err(error) => tracing::warn!(%error, "LISTEN connection lost; reconnecting"),
             }
@@ -48,13 +62,14 @@ pub async fn start(config: tokio_postgres::Config, channel: &'static str, hints:
 }
 
 /// Forwards notifications until the connection fails.
-async fn listen(
+async fn listen<T: MakeTlsConnect<Socket>>(
     config: &tokio_postgres::Config,
+    tls: T,
     channel: &str,
     hints: &broadcast::Sender<Arc<str>>,
     subscribed_now: &mut impl FnMut(),
 ) -> anyhow::Result<std::convert::Infallible> {
-    let (client, mut connection) = config.connect(NoTls).await?;
+    let (client, mut connection) = config.connect(tls).await?;
     let mut messages = futures_util::stream::poll_fn(move |context| connection.poll_message(context));
     // The connection only makes progress while polled: subscribe while polling it.
     let command = format!("LISTEN {channel}");

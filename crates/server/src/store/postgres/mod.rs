@@ -14,11 +14,13 @@
 //! - The outbox is claimed with `FOR UPDATE SKIP LOCKED`, so the sweeps of
 //!   several processes take different entries.
 //!
-//! Driver: tokio-postgres with a deadpool pool (see the README for why).
+//! Driver: tokio-postgres with a deadpool pool (see the README for why);
+//! TLS by the URL's `sslmode` (see `tls`), the same for every connection.
 
 mod batch;
 mod listen;
 mod rows;
+mod tls;
 
 use std::sync::Arc;
 
@@ -31,6 +33,7 @@ use tokio_postgres::NoTls;
 use seat_state::wire::{ShowInput, ShowSummary};
 use seat_state::{HoldId, HolderId, ServerMillis, Show};
 
+use self::tls::Tls;
 use super::{Batch, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition, replay};
 
 /// Migrations, in order; each runs once, under a lock, in its own transaction.
@@ -60,10 +63,13 @@ pub struct PostgresStore {
 }
 
 impl PostgresStore {
-    /// Connects to `url` (`postgres://USER@HOST:PORT/DB`), migrates, and
-    /// starts listening for other processes' changes.
+    /// Connects to `url` (`postgres://USER@HOST:PORT/DB`, TLS by its
+    /// `sslmode`: `disable` or `prefer` (the default) without, `require`
+    /// with the server's certificate verified against the system's roots or
+    /// `sslrootcert=PATH`), migrates, and starts listening for other
+    /// processes' changes.
     pub async fn open(url: &str) -> anyhow::Result<Self> {
-        let mut config: tokio_postgres::Config = url.parse().with_context(|| format!("parsing {url}"))?;
+        let (mut config, tls) = tls::from_url(url)?;
         // A process that stops mid-batch (frozen, partitioned away) must not
         // hold a show's lock for ever: the database ends its session, and
         // others waiting on the lock give up and answer 503.
@@ -72,17 +78,27 @@ impl PostgresStore {
             config.get_options().unwrap_or_default()
         );
         config.options(limits.trim()).keepalives(true).keepalives_idle(KEEPALIVE_IDLE);
-        let manager =
-            Manager::from_config(config.clone(), NoTls, ManagerConfig { recycling_method: RecyclingMethod::Fast });
+        let recycling = ManagerConfig { recycling_method: RecyclingMethod::Fast };
+        let manager = match &tls {
+            Tls::Off(_) => Manager::from_config(config.clone(), NoTls, recycling),
+            Tls::On { connector, .. } => Manager::from_config(config.clone(), connector.clone(), recycling),
+        };
         let pool = Pool::builder(manager).max_size(POOL_SIZE).build().context("building the connection pool")?;
         let store = Self { pool, hints: broadcast::channel(1024).0 };
-        store.migrate().await.context("migrating the PostgreSQL database")?;
-        listen::start(config, CHANNEL, store.hints.clone()).await;
+        store.migrate().await.with_context(|| format!("migrating the PostgreSQL database, connecting {tls}"))?;
+        tracing::info!("PostgreSQL connections {tls}");
+        listen::start(config, tls, CHANNEL, store.hints.clone()).await;
         Ok(store)
     }
 
     async fn client(&self) -> anyhow::Result<deadpool_postgres::Object> {
-        self.pool.get().await.context("no PostgreSQL connection")
+        // deadpool's message repeats its cause, which anyhow prints again.
+        let error = match self.pool.get().await {
+            Ok(client) => return Ok(client),
+            Err(deadpool_postgres::PoolError::Backend(cause)) => anyhow::Error::new(cause),
+            Err(other) => anyhow::Error::new(other),
+        };
+        Err(error.context("no PostgreSQL connection"))
     }
 
     async fn migrate(&self) -> anyhow::Result<()> {
