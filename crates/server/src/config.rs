@@ -35,8 +35,10 @@ pub enum ShowCommand {
 
 #[derive(Debug, Clone, Args)]
 pub struct DatabaseArg {
-    /// Where the data lives: `sqlite:PATH` (every commit synced to disk) or
-    /// `sqlite:PATH?synchronous=normal` (safe against process crashes, faster).
+    /// Where the data lives: `sqlite:PATH` (one process; every commit synced
+    /// to disk), `sqlite:PATH?synchronous=normal` (safe against process
+    /// crashes, faster), or `postgres://USER@HOST:PORT/DB[?sslmode=require]`
+    /// (any number of processes on one database).
     #[arg(long = "database", env = "SEATHOLD_DATABASE", default_value = "sqlite:seathold.db")]
     pub url: String,
 }
