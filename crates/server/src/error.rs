@@ -34,6 +34,8 @@ pub enum AppError {
     MethodNotAllowed,
     #[error("The request body is larger than this endpoint accepts.")]
     PayloadTooLarge,
+    #[error("The request body did not arrive in time.")]
+    RequestTimeout,
     #[error("The request body is not valid: {0}.")]
     BadRequest(String),
     #[error("The show definition is invalid: {0}.")]
@@ -81,6 +83,7 @@ impl AppError {
             Self::NotFound => (StatusCode::NOT_FOUND, "not_found"),
             Self::MethodNotAllowed => (StatusCode::METHOD_NOT_ALLOWED, "method_not_allowed"),
             Self::PayloadTooLarge => (StatusCode::PAYLOAD_TOO_LARGE, "payload_too_large"),
+            Self::RequestTimeout => (StatusCode::REQUEST_TIMEOUT, "request_timeout"),
             Self::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             Self::InvalidShow(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_show"),
             Self::ShowExists => (StatusCode::CONFLICT, "show_exists"),

@@ -32,7 +32,11 @@ impl<S: Send + Sync> FromRequestParts<S> for Now {
     }
 }
 
-/// A JSON body: too large → 413, not JSON or the wrong shape → 400.
+/// Longest a request body may take to arrive, whole: a client that sends
+/// it slowly (or never) gets 408 instead of holding the request open.
+pub const BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(15);
+
+/// A JSON body: too large → 413, too slow → 408, not JSON or the wrong shape → 400.
 #[derive(Debug)]
 pub struct ApiJson<T>(pub T);
 
@@ -40,7 +44,8 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     type Rejection = AppError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, AppError> {
-        let bytes = Bytes::from_request(request, state).await.map_err(|rejection| {
+        let read = tokio::time::timeout(BODY_DEADLINE, Bytes::from_request(request, state));
+        let bytes = read.await.map_err(|_| AppError::RequestTimeout)?.map_err(|rejection| {
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 AppError::PayloadTooLarge
             } else {

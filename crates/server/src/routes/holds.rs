@@ -46,10 +46,12 @@ fn decided(status: StatusCode, hold: Decided<HoldBody>) -> Response {
         (status = 400, description = "bad_request", body = ErrorBody),
         (status = 401, description = "unauthorized", body = ErrorBody),
         (status = 404, description = "unknown_show", body = ErrorBody),
+        (status = 408, description = "request_timeout: the body did not arrive in time", body = ErrorBody),
         (status = 409, description = "seats_taken (with seats), not_enough_seats (with area, available), idempotency_mismatch", body = ErrorBody),
         (status = 413, description = "payload_too_large", body = ErrorBody),
         (status = 422, description = "invalid_seats, invalid_quantity, invalid_hold_id", body = ErrorBody),
-        (status = 429, description = "hold_limit", body = ErrorBody)))]
+        (status = 429, description = "hold_limit", body = ErrorBody),
+        (status = 503, description = "unavailable: the show's storage is failing (Retry-After)", body = ErrorBody)))]
 async fn create_hold(
     session: Session,
     State(state): State<AppState>,
