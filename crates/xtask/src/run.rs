@@ -11,7 +11,11 @@ use crate::wasm_imports;
 
 /// The workspace root.
 pub fn root() -> PathBuf {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..").join("..");
+    // `cargo run` names the manifest of the checkout it runs from; the
+    // compile-time path may be another clone's when a target dir is shared
+    // (cargo can reuse a binary built from another path).
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_else(|| env!("CARGO_MANIFEST_DIR").into());
+    let root = PathBuf::from(manifest).join("..").join("..");
     std::fs::canonicalize(&root).unwrap_or(root)
 }
 
