@@ -154,6 +154,23 @@ pub struct EventStream {
 }
 
 impl EventStream {
+    /// Reads the stream on a task of its own, so events are taken (and can be
+    /// stamped) as they arrive: the receiver, and the task (its error, if any).
+    pub fn forward(
+        mut self,
+    ) -> (tokio::sync::mpsc::UnboundedReceiver<Event>, tokio::task::JoinHandle<anyhow::Result<()>>) {
+        let (sender, events) = tokio::sync::mpsc::unbounded_channel::<Event>();
+        let reader = tokio::spawn(async move {
+            while let Some(event) = self.next().await? {
+                if sender.send(event).is_err() {
+                    break;
+                }
+            }
+            anyhow::Ok(())
+        });
+        (events, reader)
+    }
+
     /// The next event (comment lines skipped); `None` when the stream ends.
     pub async fn next(&mut self) -> anyhow::Result<Option<Event>> {
         loop {

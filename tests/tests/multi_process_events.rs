@@ -44,15 +44,7 @@ async fn measure(a: &Api, b: &Api) -> anyhow::Result<()> {
     let snapshot = snapshot.context("the stream ended before its snapshot")?;
     ensure!(snapshot.kind == "snapshot", "B's first event: {snapshot:?}");
     let start_version = snapshot.data["version"].as_i64().context("the snapshot's version")?;
-    let (sender, mut events) = tokio::sync::mpsc::unbounded_channel::<Event>();
-    let viewer = tokio::spawn(async move {
-        while let Some(event) = stream.next().await? {
-            if sender.send(event).is_err() {
-                break;
-            }
-        }
-        anyhow::Ok(())
-    });
+    let (mut events, viewer) = stream.forward();
 
     // Sessions first (alternately on A and B), so each hold is timed alone.
     let mut tokens = Vec::with_capacity(HOLDS);

@@ -19,284 +19,32 @@
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
-use reqwest::Method;
-use seathold_system_tests::api::{Answer, Api, Event};
+use seathold_system_tests::api::{Api, Event};
 use seathold_system_tests::audit::audit_journal;
 use seathold_system_tests::postgres::Database;
 use seathold_system_tests::{PATIENCE, Server};
-use serde_json::{Value, json};
+use serde_json::json;
 
-const ARENA: &str = "demo-arena";
-const HOLDS: &str = "/api/shows/demo-arena/holds";
+pub(crate) const ARENA: &str = "demo-arena";
+pub(crate) const HOLDS: &str = "/api/shows/demo-arena/holds";
 /// Concurrent customers.
 const CUSTOMERS: usize = 40;
 /// The block they fight over: the first 2,000 seats of the arena (sold out
 /// before the end, so conflicts grow as the sale goes on).
-const HOT_SEATS: usize = 2000;
+pub(crate) const HOT_SEATS: usize = 2000;
 /// The sale runs this long before A is killed, and this long after.
 const BEFORE_KILL: Duration = Duration::from_secs(3);
 const AFTER_KILL: Duration = Duration::from_secs(3);
 
-/// The `n`th seat of the demo arena (rows of 250).
-fn arena_seat(n: usize) -> String {
-    format!("R{}-{}", n / 250 + 1, n % 250 + 1)
-}
+mod customer;
 
-/// A small deterministic generator (xorshift64*), one per customer.
-struct Rng(u64);
-
-impl Rng {
-    fn below(&mut self, n: usize) -> usize {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        (self.0.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as usize % n
-    }
-}
-
-/// What the last acknowledged answer about a hold says it is now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum End {
-    Held,
-    Confirmed,
-    Released,
-}
-
-impl End {
-    fn status(self) -> &'static str {
-        match self {
-            Self::Held => "HELD",
-            Self::Confirmed => "CONFIRMED",
-            Self::Released => "RELEASED",
-        }
-    }
-}
-
-/// An acknowledged hold (201, or 200 for a retry whose first answer was lost).
-#[derive(Debug, Clone)]
-struct Acked {
-    hold_id: String,
-    token: String,
-    seats: Vec<String>,
-    expires_at: i64,
-    extensions: i64,
-    end: End,
-}
-
-/// What every customer shares.
-struct Sale {
-    a: Api,
-    b: Api,
-    /// Set just before A is killed: from then on A may not answer.
-    killing: AtomicBool,
-    stop: AtomicBool,
-    /// Answers B gave after the kill.
-    b_after_kill: AtomicUsize,
-    /// Answers before the kill.
-    before_kill: AtomicUsize,
-}
-
-/// One customer's view of the sale.
-#[derive(Debug, Default)]
-struct Record {
-    holds: Vec<Acked>,
-    conflicts: usize,
-    extensions: usize,
-    requests: usize,
-    /// Requests to A that got no answer (A was being killed), asked of B again.
-    lost: usize,
-    /// Of those, the ones A had been asked before it died (not refused).
-    in_flight: Vec<String>,
-    /// Of those, hold creations B answered 200: A had made the hold.
-    replays_after_loss: usize,
-    /// Answers that break the rules, or a process failing.
-    anomalies: Vec<String>,
-    /// Holds granted (201): a seat, its deadline, who answered (A?) and when.
-    granted: Vec<(String, i64, bool, Instant)>,
-}
-
-struct Customer {
-    id: usize,
-    sale: Arc<Sale>,
-    rng: Rng,
-    token: String,
-    a_gone: bool,
-    /// Whether A gave the last answer.
-    by_a: bool,
-    record: Record,
-}
-
-impl Customer {
-    /// Asks A or B (alternately, B only once A gave no answer); a request A
-    /// did not answer is asked of B again. `Err` only if B does not answer.
-    async fn ask(&mut self, method: Method, path: &str, body: Option<&Value>) -> anyhow::Result<(Answer, bool)> {
-        let use_a = !self.a_gone && (self.record.requests + self.id).is_multiple_of(2);
-        self.record.requests += 1;
-        let token = (!self.token.is_empty()).then_some(self.token.as_str());
-        let mut lost = false;
-        if use_a {
-            match self.sale.a.call(method.clone(), path, token, body).await {
-                Ok(answer) => {
-                    self.by_a = true;
-                    if !self.sale.killing.load(Ordering::SeqCst) {
-                        self.sale.before_kill.fetch_add(1, Ordering::SeqCst);
-                    }
-                    self.check(&answer, "A", &method, path);
-                    return Ok((answer, false));
-                }
-                Err(error) => {
-                    if !self.sale.killing.load(Ordering::SeqCst) {
-                        self.record.anomalies.push(format!("A gave no answer before it was killed: {error:#}"));
-                    }
-                    self.a_gone = true;
-                    self.record.lost += 1;
-                    // Refused: A was already gone; otherwise it was asked before it died.
-                    let refused = error.downcast_ref::<reqwest::Error>().is_some_and(reqwest::Error::is_connect);
-                    if !refused {
-                        self.record.in_flight.push(format!("{method} {path}: {error:#}"));
-                    }
-                    lost = true;
-                }
-            }
-        }
-        let answer = self.sale.b.call(method.clone(), path, token, body).await?;
-        self.by_a = false;
-        if self.sale.killing.load(Ordering::SeqCst) {
-            self.sale.b_after_kill.fetch_add(1, Ordering::SeqCst);
-        } else {
-            self.sale.before_kill.fetch_add(1, Ordering::SeqCst);
-        }
-        self.check(&answer, "B", &method, path);
-        Ok((answer, lost))
-    }
-
-    fn check(&mut self, answer: &Answer, process: &str, method: &Method, path: &str) {
-        if answer.status >= 500 {
-            self.record.anomalies.push(format!("{process} answered {method} {path} with {answer:?}"));
-        }
-    }
-
-    fn anomaly(&mut self, what: String) {
-        self.record.anomalies.push(what);
-    }
-
-    async fn new_session(&mut self) -> anyhow::Result<()> {
-        self.token.clear();
-        let (answer, _) = self.ask(Method::POST, "/api/sessions", None).await?;
-        match answer.body["token"].as_str() {
-            Some(token) if answer.status == 201 => self.token = token.to_owned(),
-            _ => anyhow::bail!("customer {}: no session: {answer:?}", self.id),
-        }
-        Ok(())
-    }
-
-    async fn shop(mut self) -> anyhow::Result<Record> {
-        self.new_session().await?;
-        let mut round = 0;
-        while !self.sale.stop.load(Ordering::SeqCst) {
-            self.round(round).await?;
-            round += 1;
-        }
-        Ok(self.record)
-    }
-
-    /// One hold: made, maybe extended, then confirmed, released or kept.
-    async fn round(&mut self, round: usize) -> anyhow::Result<()> {
-        let count = 1 + self.rng.below(4);
-        let mut seats = BTreeSet::new();
-        while seats.len() < count {
-            seats.insert(arena_seat(self.rng.below(HOT_SEATS)));
-        }
-        let seats: Vec<String> = seats.into_iter().collect();
-        let hold_id = format!("c{:02}-{round:04}", self.id);
-        let body = json!({"holdId": hold_id, "seats": seats});
-        let (answer, lost) = self.ask(Method::POST, HOLDS, Some(&body)).await?;
-        let answered = Instant::now();
-        let granted = answer.status == 201 || (answer.status == 200 && lost);
-        if answer.status == 200 && lost {
-            self.record.replays_after_loss += 1;
-        }
-        if !granted {
-            if answer.status == 409 && answer.body["error"] == "seats_taken" {
-                self.record.conflicts += 1;
-                let named = answer.body["seats"].as_array().map_or(0, Vec::len);
-                let within = answer.body["seats"]
-                    .as_array()
-                    .is_some_and(|s| s.iter().all(|s| seats.contains(&s.as_str().unwrap_or("").to_owned())));
-                if named == 0 || !within {
-                    self.anomaly(format!("{hold_id} for {seats:?}: seats_taken names {}", answer.body["seats"]));
-                }
-            } else {
-                self.anomaly(format!("{hold_id} for {seats:?} (answer lost first: {lost}): {answer:?}"));
-            }
-            return Ok(());
-        }
-        let as_asked = answer.body["holdId"] == hold_id.as_str() && answer.body["seats"] == json!(seats);
-        let Some(expires_at) =
-            answer.body["expiresAt"].as_i64().filter(|_| as_asked && answer.body["status"] == "HELD")
-        else {
-            self.anomaly(format!("{hold_id} for {seats:?}: granted as {answer:?}"));
-            return Ok(());
-        };
-        if answer.status == 201 {
-            self.record.granted.push((seats[0].clone(), expires_at, self.by_a, answered));
-        }
-        let mut acked = Acked {
-            hold_id: hold_id.clone(),
-            token: self.token.clone(),
-            seats,
-            expires_at,
-            extensions: 0,
-            end: End::Held,
-        };
-
-        if self.rng.below(5) == 0 {
-            let (answer, lost) = self.ask(Method::POST, &format!("/api/holds/{hold_id}/extend"), None).await?;
-            // An extension whose answer was lost may have been made twice.
-            let extensions = answer.body["extensions"].as_i64().unwrap_or(-1);
-            let expected = if lost { 1..=2 } else { 1..=1 };
-            match answer.body["expiresAt"].as_i64() {
-                Some(to) if answer.status == 200 && expected.contains(&extensions) => {
-                    (acked.expires_at, acked.extensions) = (to, extensions);
-                    self.record.extensions += 1;
-                }
-                _ => self.anomaly(format!("extending {hold_id} (answer lost first: {lost}): {answer:?}")),
-            }
-        }
-        match self.rng.below(10) {
-            0 => {
-                // Keeps it (a customer leaves to pay later); the next one arrives.
-                self.record.holds.push(acked);
-                self.new_session().await?;
-            }
-            1..=4 => {
-                let (answer, lost) = self.ask(Method::POST, &format!("/api/holds/{hold_id}/confirm"), None).await?;
-                if answer.status == 200 && answer.body["status"] == "CONFIRMED" {
-                    acked.end = End::Confirmed;
-                } else {
-                    self.anomaly(format!("confirming {hold_id} (answer lost first: {lost}): {answer:?}"));
-                }
-                self.record.holds.push(acked);
-            }
-            _ => {
-                let (answer, lost) = self.ask(Method::DELETE, &format!("/api/holds/{hold_id}"), None).await?;
-                if answer.status == 204 {
-                    acked.end = End::Released;
-                } else {
-                    self.anomaly(format!("releasing {hold_id} (answer lost first: {lost}): {answer:?}"));
-                }
-                self.record.holds.push(acked);
-            }
-        }
-        Ok(())
-    }
-}
+use customer::*;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_process_killed_mid_sale_loses_nothing_acknowledged_and_the_other_serves_on() -> anyhow::Result<()> {
@@ -332,16 +80,8 @@ async fn sale(a: Server, b: &Server, database: &Database) -> anyhow::Result<()> 
     }
 
     // A viewer on B for the whole sale.
-    let mut stream = sale.b.events(ARENA).await?;
-    let (sender, mut events) = tokio::sync::mpsc::unbounded_channel::<Event>();
-    let viewer = tokio::spawn(async move {
-        while let Some(event) = stream.next().await? {
-            if sender.send(event).is_err() {
-                break;
-            }
-        }
-        anyhow::Ok(())
-    });
+    let stream = sale.b.events(ARENA).await?;
+    let (mut events, viewer) = stream.forward();
 
     let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(1, |d| d.as_nanos() as u64);
     eprintln!("seed {seed}");
