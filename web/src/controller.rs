@@ -11,7 +11,7 @@ use seat_state::sync::Input;
 use seat_state::wire::{HoldBody, ShowDefinition};
 
 use crate::api::{self, ApiError};
-use crate::components::hold_panel::HoldAction;
+use crate::hold::HoldAction;
 use crate::live_map::{LiveMap, Shown};
 use crate::model::{AreaCell, MapModel};
 use crate::selection::Toggle;

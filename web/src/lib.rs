@@ -9,6 +9,7 @@ pub mod api;
 pub mod components;
 pub mod controller;
 pub mod decimal;
+pub mod hold;
 pub mod layout;
 pub mod live_map;
 pub mod model;

@@ -14,7 +14,7 @@ use seat_state::sync::{Input, Output};
 use seat_state::wire::ShowDefinition;
 use seat_state::{ClockOffset, Countdown, CountdownView, HoldStatus, LocalMillis, SeatMapSync, SeatState};
 
-use crate::components::hold_panel::HoldSummary;
+use crate::hold::HoldSummary;
 use crate::model::{AreaCell, MapModel};
 use crate::selection::Selection;
 use crate::words;

@@ -1,30 +1,9 @@
 use leptos::prelude::*;
-use seat_state::{CountdownView, HoldStatus, Phase, ServerMillis};
+use seat_state::{CountdownView, HoldStatus, Phase};
 
 use crate::components::countdown::{Countdown, phase_name};
+use crate::hold::{HoldAction, HoldSummary};
 use crate::words;
-
-/// What the customer asked the panel to do.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HoldAction {
-    Extend,
-    Confirm,
-    Release,
-    /// Close the panel of a finished (confirmed or expired) hold.
-    Dismiss,
-}
-
-/// The customer's hold as the panel shows it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct HoldSummary {
-    /// "Row B, seat 7 and Standing × 2".
-    pub places: String,
-    pub expires_at: ServerMillis,
-    /// Extensions still allowed.
-    pub extensions_left: u32,
-    /// Its status now (`Expired` from the deadline on, as `seat-state` says).
-    pub status: HoldStatus,
-}
 
 /// The banner of the customer's hold: what is held, the countdown, and
 /// Confirm, Extend (saying how many extensions remain; disabled at the

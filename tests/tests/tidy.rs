@@ -1,0 +1,262 @@
+//! The README's boundaries, checked by reading the source tree (rust-analyzer's
+//! "tidy" tests): a broken boundary fails here with its file and line.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// The server files that speak HTTP: the routes and the edge around them.
+const SERVER_HTTP_MODULES: &[&str] = &[
+    "crates/server/src/routes/",
+    "crates/server/src/app.rs",
+    "crates/server/src/error.rs",
+    "crates/server/src/extract.rs",
+    "crates/server/src/session.rs",
+    "crates/server/src/metrics.rs",
+    "crates/server/src/openapi.rs",
+    // Request limits (body deadline, rate limits) are HTTP middleware.
+    "crates/server/src/limits/",
+    // `run` hands the router to `axum::serve`.
+    "crates/server/src/lib.rs",
+];
+
+/// Words that mean a file knows HTTP.
+const HTTP_WORDS: &[&str] = &["axum::", "axum_", "use axum", "http::", "hyper::", "tower_http::"];
+
+/// Words that mean a file knows SQL or a database driver.
+const SQL_WORDS: &[&str] = &[
+    "rusqlite",
+    "tokio_postgres",
+    "deadpool_postgres",
+    "\"SELECT ",
+    "\"INSERT ",
+    "\"UPDATE ",
+    "\"DELETE ",
+    "\"CREATE TABLE",
+    "\"BEGIN",
+];
+
+/// Ways of reading a clock or sleeping on one.
+const CLOCK_WORDS: &[&str] =
+    &["SystemTime", "Instant::now", "Date::now", "performance()", "chrono::", "thread::sleep", "UNIX_EPOCH"];
+
+/// What `seat-state` always depends on.
+const SEAT_STATE_DEPENDENCIES: &[&str] = &["serde"];
+
+/// What `seat-state` may depend on behind a feature: utoipa for the server's
+/// OpenAPI document, tsify and wasm-bindgen for the JavaScript package.
+const SEAT_STATE_OPTIONAL_DEPENDENCIES: &[&str] = &["utoipa", "tsify", "wasm-bindgen"];
+
+/// One broken rule at one place.
+#[derive(Debug, PartialEq, Eq)]
+struct Violation {
+    file: String,
+    line: usize,
+    rule: &'static str,
+    text: String,
+}
+
+/// A source file as the rules see it: its path from the root and its lines.
+struct Source {
+    path: String,
+    text: String,
+}
+
+impl Source {
+    /// Lines with their numbers, comments cut off (doc comments name things freely).
+    fn code_lines(&self) -> impl Iterator<Item = (usize, &str)> {
+        self.text.lines().enumerate().map(|(at, line)| (at + 1, without_comment(line)))
+    }
+
+    fn find(&self, rule: &'static str, words: &[&str]) -> Vec<Violation> {
+        self.code_lines()
+            .filter(|(_, code)| words.iter().any(|word| code.contains(word)))
+            .map(|(line, code)| Violation { file: self.path.clone(), line, rule, text: code.trim().to_owned() })
+            .collect()
+    }
+
+    fn is_under(&self, prefix: &str) -> bool {
+        self.path.starts_with(prefix)
+    }
+}
+
+/// The code of a line before any `//` that is not inside a string literal.
+fn without_comment(line: &str) -> &str {
+    let mut in_string = false;
+    let mut escaped = false;
+    let bytes = line.as_bytes();
+    for (at, &byte) in bytes.iter().enumerate() {
+        match byte {
+            _ if escaped => escaped = false,
+            b'\\' if in_string => escaped = true,
+            b'"' => in_string = !in_string,
+            b'/' if !in_string && bytes.get(at + 1) == Some(&b'/') => return &line[..at],
+            _ => {}
+        }
+    }
+    line
+}
+
+/// Every rule over a set of sources.
+fn check(sources: &[Source]) -> Vec<Violation> {
+    let mut found = Vec::new();
+    for source in sources {
+        let in_server = source.is_under("crates/server/src/");
+        let in_rules = source.is_under("crates/seat-state/src/");
+        let in_web = source.is_under("web/src/");
+        let http_module = SERVER_HTTP_MODULES.iter().any(|module| source.is_under(module));
+        if (in_server && !http_module) || in_rules || (in_web && source.path != "web/src/api.rs") {
+            found.extend(source.find("HTTP outside the server's HTTP modules", HTTP_WORDS));
+        }
+        if (in_server && !source.is_under("crates/server/src/store/")) || in_rules || in_web {
+            found.extend(source.find("SQL outside crates/server/src/store/", SQL_WORDS));
+        }
+        if in_web && source.path != "web/src/api.rs" {
+            found.extend(source.find("an API URL outside web/src/api.rs", &["\"/api", "/api/"]));
+        }
+        if in_web && is_web_model(&source.path) {
+            found.extend(source.find("model code importing components", &["components::"]));
+        }
+        if in_rules {
+            found.extend(source.find("a clock read in seat-state", CLOCK_WORDS));
+        }
+    }
+    found
+}
+
+/// Web code that is not a component and not the crate's root.
+fn is_web_model(path: &str) -> bool {
+    !path.starts_with("web/src/components/") && path != "web/src/lib.rs" && path != "web/src/main.rs"
+}
+
+/// Dependencies of a `Cargo.toml` outside the allowed lists (dev-dependencies aside).
+fn extra_dependencies(path: &str, manifest: &str, allowed: &[&str], optional: &[&str]) -> Vec<Violation> {
+    let mut found = Vec::new();
+    let mut in_dependencies = false;
+    for (at, line) in manifest.lines().enumerate() {
+        let line = line.trim();
+        if line.starts_with('[') {
+            in_dependencies = line.ends_with("dependencies]") && !line.contains("dev-dependencies");
+            continue;
+        }
+        let name = line.split(['=', '.', ' ']).next().unwrap_or_default();
+        let allowed_here = allowed.contains(&name) || (line.contains("optional = true") && optional.contains(&name));
+        if in_dependencies && !name.is_empty() && !name.starts_with('#') && !allowed_here {
+            found.push(Violation {
+                file: path.to_owned(),
+                line: at + 1,
+                rule: "a seat-state dependency outside serde (and optional utoipa, tsify, wasm-bindgen)",
+                text: line.to_owned(),
+            });
+        }
+    }
+    found
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Every `.rs` file under `dir`, with its path from the root.
+fn sources_under(dir: &str) -> Vec<Source> {
+    let mut sources = Vec::new();
+    let mut pending = vec![root().join(dir)];
+    while let Some(folder) = pending.pop() {
+        let entries = std::fs::read_dir(&folder).unwrap_or_else(|e| panic!("{}: {e}", folder.display()));
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                pending.push(path);
+            } else if path.extension().is_some_and(|ext| ext == "rs") {
+                let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                let relative = path.strip_prefix(root()).unwrap_or(&path).to_string_lossy().replace('\\', "/");
+                sources.push(Source { path: relative, text });
+            }
+        }
+    }
+    sources.sort_by(|a, b| a.path.cmp(&b.path));
+    sources
+}
+
+fn report(violations: &[Violation]) -> String {
+    let mut report = String::new();
+    for v in violations {
+        let _ = writeln!(report, "{}:{}: {}: {}", v.file, v.line, v.rule, v.text);
+    }
+    report
+}
+
+#[test]
+fn the_source_tree_keeps_the_readmes_boundaries() {
+    let mut sources = Vec::new();
+    for dir in ["crates/server/src", "crates/seat-state/src", "web/src"] {
+        sources.extend(sources_under(dir));
+    }
+    assert!(sources.len() > 30, "the tree was not found: {} files under {}", sources.len(), root().display());
+    let mut violations = check(&sources);
+    let manifest_path = "crates/seat-state/Cargo.toml";
+    let manifest = std::fs::read_to_string(root().join(manifest_path)).expect("seat-state's manifest");
+    violations.extend(extra_dependencies(
+        manifest_path,
+        &manifest,
+        SEAT_STATE_DEPENDENCIES,
+        SEAT_STATE_OPTIONAL_DEPENDENCIES,
+    ));
+    assert!(violations.is_empty(), "boundaries broken:\n{}", report(&violations));
+}
+
+fn source(path: &str, text: &str) -> Source {
+    Source { path: path.to_owned(), text: text.to_owned() }
+}
+
+#[test]
+fn each_rule_names_the_file_and_line_it_breaks() {
+    let sources = [
+        source("crates/server/src/engine/actor.rs", "fn ok() {}\nuse axum::http::StatusCode;\n"),
+        source("crates/server/src/sweep.rs", "// SELECT in a comment is fine\nlet q = \"SELECT 1\";\n"),
+        source("web/src/live_map.rs", "use crate::components::seat::Seat;\nlet u = \"/api/shows\";\n"),
+        source("crates/seat-state/src/clock.rs", "/// SystemTime in docs\nlet t = std::time::SystemTime::now();\n"),
+    ];
+    let found: Vec<(String, usize, &str)> = check(&sources).into_iter().map(|v| (v.file, v.line, v.rule)).collect();
+    assert_eq!(
+        found,
+        [
+            ("crates/server/src/engine/actor.rs".to_owned(), 2, "HTTP outside the server's HTTP modules"),
+            ("crates/server/src/sweep.rs".to_owned(), 2, "SQL outside crates/server/src/store/"),
+            ("web/src/live_map.rs".to_owned(), 2, "an API URL outside web/src/api.rs"),
+            ("web/src/live_map.rs".to_owned(), 1, "model code importing components"),
+            ("crates/seat-state/src/clock.rs".to_owned(), 2, "a clock read in seat-state"),
+        ]
+    );
+}
+
+#[test]
+fn the_places_allowed_to_break_a_rule_pass() {
+    let sources = [
+        source("crates/server/src/routes/holds.rs", "use axum::Json;\n"),
+        source("crates/server/src/store/sqlite/mod.rs", "use rusqlite::Connection;\nlet q = \"SELECT 1\";\n"),
+        source("web/src/api.rs", "get(\"/api/shows\")\n"),
+        source("web/src/components/show_view.rs", "use crate::components::seat::Seat;\n"),
+        source("web/src/api.rs", "let u = \"http://x\"; // a URL's slashes are not a comment\n"),
+    ];
+    assert_eq!(check(&sources), []);
+}
+
+#[test]
+fn seat_state_may_depend_only_on_serde_and_optional_describers() {
+    let manifest = "[dependencies]\nserde.workspace = true\nutoipa = { workspace = true, optional = true }\n\
+                    tsify = { version = \"0.5\" }\ntokio = \"1\"\n[dev-dependencies]\nproptest = \"1\"\n\
+                    [target.'cfg(unix)'.dependencies]\nlibc = \"0.2\"\n";
+    let found: Vec<(usize, String)> =
+        extra_dependencies("Cargo.toml", manifest, SEAT_STATE_DEPENDENCIES, SEAT_STATE_OPTIONAL_DEPENDENCIES)
+            .into_iter()
+            .map(|v| (v.line, v.text))
+            .collect();
+    assert_eq!(
+        found,
+        [
+            (4, "tsify = { version = \"0.5\" }".to_owned()),
+            (5, "tokio = \"1\"".to_owned()),
+            (9, "libc = \"0.2\"".to_owned())
+        ]
+    );
+}
