@@ -82,6 +82,9 @@ impl Server {
             .arg(web)
             .args(extra)
             .env_remove("SEATHOLD_ADMIN_TOKEN")
+            // Tests drive many customers from one address; the limits have
+            // their own tests (a test may pass `SEATHOLD_RATE_LIMITS=on`).
+            .env("SEATHOLD_RATE_LIMITS", "off")
             .envs(env.iter().copied())
             .stdout(Stdio::piped())
             .stderr(log)

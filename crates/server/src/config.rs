@@ -1,9 +1,12 @@
 //! Command line and environment configuration.
 
 use std::net::SocketAddr;
+use std::num::NonZeroU32;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
+
+use crate::limits::{Limits, Quotas, StreamCaps};
 
 /// Seathold: hold seats for a short window while customers pay.
 #[derive(Debug, Parser)]
@@ -64,6 +67,61 @@ pub struct ServeArgs {
     /// that a browser's clock disagrees with the server's.
     #[arg(long, env = "SEATHOLD_CLOCK_SKEW_MS", default_value_t = 0, allow_hyphen_values = true, hide = true)]
     pub clock_skew_ms: i64,
+    #[command(flatten)]
+    pub limits: LimitArgs,
+    /// The server is behind TLS: the session cookie gets `Secure`.
+    #[arg(long, env = "SEATHOLD_BEHIND_TLS")]
+    pub behind_tls: bool,
+}
+
+/// Limits on use (API.md "Limits (v2)"); rates are per minute, each also
+/// the burst allowed at once.
+#[derive(Debug, Clone, Args)]
+pub struct LimitArgs {
+    /// `off` for load tests, or behind a proxy that already limits.
+    #[arg(long, env = "SEATHOLD_RATE_LIMITS", value_enum, default_value_t = OnOff::On)]
+    pub rate_limits: OnOff,
+    /// Hold writes (create, extend, confirm, release) per session per minute.
+    #[arg(long, env = "SEATHOLD_HOLD_WRITES_PER_SESSION", default_value = "120")]
+    pub hold_writes_per_session: NonZeroU32,
+    /// Hold writes per client address per minute (many customers share a NAT).
+    #[arg(long, env = "SEATHOLD_HOLD_WRITES_PER_ADDRESS", default_value = "3000")]
+    pub hold_writes_per_address: NonZeroU32,
+    /// New sessions per client address per minute.
+    #[arg(long, env = "SEATHOLD_SESSIONS_PER_ADDRESS", default_value = "600")]
+    pub sessions_per_address: NonZeroU32,
+    /// Take the client address from the last `X-Forwarded-For` entry: only
+    /// behind a proxy that appends it, or clients choose their address.
+    #[arg(long, env = "SEATHOLD_TRUST_FORWARDED_FOR")]
+    pub trust_forwarded_for: bool,
+    /// Live-event streams open at once, in total.
+    #[arg(long, env = "SEATHOLD_MAX_STREAMS", default_value_t = StreamCaps::default().total)]
+    pub max_streams: usize,
+    /// Live-event streams open at once from one client address.
+    #[arg(long, env = "SEATHOLD_MAX_STREAMS_PER_ADDRESS", default_value_t = StreamCaps::default().per_address)]
+    pub max_streams_per_address: usize,
+    /// Longest a client may take to send a request's headers before the
+    /// connection is closed (slow clients cost nothing).
+    #[arg(long, env = "SEATHOLD_HEADER_TIMEOUT", default_value = "10s")]
+    pub header_timeout: humantime::Duration,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum OnOff {
+    On,
+    Off,
+}
+
+impl LimitArgs {
+    pub fn limits(&self) -> Limits {
+        let rates = (self.rate_limits == OnOff::On).then_some(Quotas {
+            hold_writes_per_session: self.hold_writes_per_session,
+            hold_writes_per_address: self.hold_writes_per_address,
+            sessions_per_address: self.sessions_per_address,
+        });
+        let streams = StreamCaps { total: self.max_streams, per_address: self.max_streams_per_address };
+        Limits { rates, streams, trust_forwarded_for: self.trust_forwarded_for }
+    }
 }
 
 /// The bearer token for admin endpoints, from `SEATHOLD_ADMIN_TOKEN` only:

@@ -13,6 +13,8 @@ use crate::engine::EngineError;
 
 /// Seconds a client should wait before retrying a `503 unavailable`.
 const RETRY_AFTER_SECONDS: u32 = 1;
+/// Streams free up as viewers leave; meanwhile the page polls.
+const STREAMS_RETRY_AFTER_SECONDS: u32 = 10;
 
 /// The instant a show's writer decided an answer at. Put on a response, it
 /// replaces the request's instant in `X-Server-Time` and `serverTime`.
@@ -49,6 +51,10 @@ pub enum AppError {
     RejectedAt { rejection: seat_state::Rejection, at: ServerMillis },
     #[error("The show cannot take requests right now; try again shortly.")]
     Unavailable,
+    #[error("Too many requests from this session or address; try again after Retry-After seconds.")]
+    RateLimited { retry_after_seconds: u64 },
+    #[error("Too many live streams are open; poll the seat map, and try a stream again later.")]
+    TooManyStreams,
     #[error("The server failed; the failure was logged.")]
     Internal(#[from] anyhow::Error),
 }
@@ -87,7 +93,8 @@ impl AppError {
             Self::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             Self::InvalidShow(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_show"),
             Self::ShowExists => (StatusCode::CONFLICT, "show_exists"),
-            Self::Unavailable => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            Self::Unavailable | Self::TooManyStreams => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
+            Self::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
             Self::Rejected(rejection) | Self::RejectedAt { rejection, .. } => {
                 (StatusCode::from_u16(rejection.status()).unwrap_or(StatusCode::CONFLICT), rejection.code())
             }
@@ -122,6 +129,12 @@ impl IntoResponse for AppError {
             }
             Self::Unavailable => {
                 response.headers_mut().insert("retry-after", HeaderValue::from(RETRY_AFTER_SECONDS));
+            }
+            Self::TooManyStreams => {
+                response.headers_mut().insert("retry-after", HeaderValue::from(STREAMS_RETRY_AFTER_SECONDS));
+            }
+            Self::RateLimited { retry_after_seconds } => {
+                response.headers_mut().insert("retry-after", HeaderValue::from(*retry_after_seconds));
             }
             _ => {}
         }

@@ -8,6 +8,8 @@ pub mod demo;
 pub mod engine;
 pub mod error;
 pub mod extract;
+pub mod limits;
+pub mod listen;
 pub mod metrics;
 pub mod openapi;
 pub mod routes;
@@ -26,7 +28,7 @@ use seat_state::wire::ShowInput;
 
 use crate::clock::{Clock, FollowingClock, SharedClock, SystemClock};
 use crate::config::{Cli, Command, ServeArgs, ShowCommand};
-use crate::state::AppState;
+use crate::state::{AppState, Settings};
 use crate::store::CreateShow;
 
 /// How often a process sharing a database re-measures its clock against it.
@@ -76,7 +78,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             tracing::info!(show = %show.id, ?outcome, "demo show");
         }
     }
-    let state = AppState::new(store, Arc::clone(&clock), admin_token.map(Arc::from));
+    let settings = Settings {
+        admin_token: admin_token.map(Arc::from),
+        limits: args.limits.limits(),
+        secure_cookie: args.behind_tls,
+    };
+    let state = AppState::with_settings(store, Arc::clone(&clock), settings);
     // Expiries that fell due while the server was down are handled first thing.
     tokio::spawn(sweep::run(Arc::clone(&state.store), Arc::clone(&state.engines), clock, args.sweep_interval.into()));
     let state_stopping = Arc::clone(&state.stopping);
@@ -91,7 +98,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         shutdown_signal().await;
         stopping.send_replace(true);
     };
-    axum::serve(listener, app).with_graceful_shutdown(stop).await?;
+    listen::serve(listener, app, args.limits.header_timeout.into(), stop).await;
     tracing::info!("stopped cleanly");
     Ok(())
 }

@@ -48,7 +48,7 @@ impl SessionCache {
 }
 
 /// The token a request carries: the bearer header first, else the cookie.
-fn presented_token(parts: &Parts) -> Option<&str> {
+pub(crate) fn presented_token(parts: &Parts) -> Option<&str> {
     let bearer = parts
         .headers
         .get(AUTHORIZATION)

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use crate::clock::SharedClock;
 use crate::engine::Engines;
+use crate::limits::{Limits, RateLimits, StreamSlots};
 use crate::metrics::Metrics;
 use crate::session::SessionCache;
 use crate::store::Store;
@@ -24,6 +25,20 @@ pub struct Shared {
     /// Turns true when the server begins to stop: live streams end then, so
     /// that a graceful shutdown does not wait on them forever.
     pub stopping: Arc<tokio::sync::watch::Sender<bool>>,
+    pub limits: Limits,
+    /// The rate limits' buckets; `None` when they are off.
+    pub rates: Option<RateLimits>,
+    pub streams: StreamSlots,
+    /// Mark the session cookie `Secure` (the server is behind TLS).
+    pub secure_cookie: bool,
+}
+
+/// How one server is set up beyond its store and clock.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    pub admin_token: Option<Arc<str>>,
+    pub limits: Limits,
+    pub secure_cookie: bool,
 }
 
 impl std::ops::Deref for AppState {
@@ -35,8 +50,13 @@ impl std::ops::Deref for AppState {
 }
 
 impl AppState {
-    /// State over `store` with empty caches and fresh metrics.
+    /// State over `store` with empty caches, fresh metrics and the default
+    /// settings (no rate limits).
     pub fn new(store: Arc<dyn Store>, clock: SharedClock, admin_token: Option<Arc<str>>) -> Self {
+        Self::with_settings(store, clock, Settings { admin_token, ..Settings::default() })
+    }
+
+    pub fn with_settings(store: Arc<dyn Store>, clock: SharedClock, settings: Settings) -> Self {
         let metrics = Arc::new(Metrics::default());
         let engines = Arc::new(Engines::new(Arc::clone(&store), Arc::clone(&metrics), Arc::clone(&clock)));
         engines.follow_other_processes();
@@ -44,11 +64,15 @@ impl AppState {
         Self(Arc::new(Shared {
             store,
             clock,
-            admin_token,
+            admin_token: settings.admin_token,
             sessions: SessionCache::default(),
             metrics,
             engines,
             stopping,
+            rates: settings.limits.rates.map(RateLimits::new),
+            streams: StreamSlots::new(settings.limits.streams),
+            limits: settings.limits,
+            secure_cookie: settings.secure_cookie,
         }))
     }
 }

@@ -20,6 +20,7 @@ use crate::engine::ShowHandle;
 use crate::engine::events::{Start, Subscription};
 use crate::error::AppError;
 use crate::extract::Now;
+use crate::limits::ClientAddress;
 use crate::session::MaybeSession;
 use crate::state::AppState;
 
@@ -38,8 +39,10 @@ pub fn router() -> OpenApiRouter<AppState> {
            ("lastEventId" = Option<i64>, Query, description = "The same, for clients that cannot set headers")),
     responses((status = 200, content_type = "text/event-stream", body = ChangeEvent,
                description = "`snapshot` (SeatMap) then `change` (ChangeEvent) events"),
-              (status = 404, description = "unknown_show", body = seat_state::wire::ErrorBody)))]
+              (status = 404, description = "unknown_show", body = seat_state::wire::ErrorBody),
+              (status = 503, description = "unavailable: too many live streams (Retry-After); poll the seat map", body = seat_state::wire::ErrorBody)))]
 async fn events(
+    address: ClientAddress,
     MaybeSession(viewer): MaybeSession,
     State(state): State<AppState>,
     Now(now): Now,
@@ -48,6 +51,7 @@ async fn events(
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
+    let slot = state.streams.take(address)?;
     // The header on the browser's own reconnects; the query parameter when a
     // client opens a new EventSource itself (it cannot set headers).
     let after =
@@ -64,8 +68,11 @@ async fn events(
         changes: None,
     };
     let feed = feed.start(subscription);
-    Ok(Sse::new(stream::unfold(feed, |mut feed| async move { feed.next().await.map(|event| (Ok(event), feed)) }))
-        .keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
+    // The slot lives as long as the stream does.
+    let events = stream::unfold((feed, slot), |(mut feed, slot)| async move {
+        feed.next().await.map(|event| (Ok(event), (feed, slot)))
+    });
+    Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
 }
 
 /// `?lastEventId=N`: resume after version N.

@@ -13,6 +13,7 @@ use seat_state::{HoldId, HolderId, Rejection};
 use crate::engine::{Action, Decided, ShowHandle};
 use crate::error::{AppError, DecidedAt};
 use crate::extract::{ApiJson, Now};
+use crate::limits::HoldWrites;
 use crate::session::Session;
 use crate::state::AppState;
 
@@ -50,9 +51,10 @@ fn decided(status: StatusCode, hold: Decided<HoldBody>) -> Response {
         (status = 409, description = "seats_taken (with seats), not_enough_seats (with area, available), idempotency_mismatch", body = ErrorBody),
         (status = 413, description = "payload_too_large", body = ErrorBody),
         (status = 422, description = "invalid_seats, invalid_quantity, invalid_hold_id", body = ErrorBody),
-        (status = 429, description = "hold_limit", body = ErrorBody),
+        (status = 429, description = "hold_limit, rate_limited (Retry-After)", body = ErrorBody),
         (status = 503, description = "unavailable: the show's storage is failing (Retry-After)", body = ErrorBody)))]
 async fn create_hold(
+    _: HoldWrites,
     session: Session,
     State(state): State<AppState>,
     Path(show_id): Path<String>,
@@ -117,8 +119,10 @@ async fn act(state: &AppState, session: &Session, hold_id: &str, action: Action)
     responses((status = 200, body = HoldBody), (status = 401, description = "unauthorized", body = ErrorBody),
               (status = 404, description = "no_hold", body = ErrorBody),
               (status = 409, description = "already_confirmed, extension_limit", body = ErrorBody),
+              (status = 429, description = "rate_limited (Retry-After)", body = ErrorBody),
               (status = 410, description = "hold_expired, hold_released", body = ErrorBody)))]
 async fn extend_hold(
+    _: HoldWrites,
     session: Session,
     State(state): State<AppState>,
     Path(hold_id): Path<String>,
@@ -131,8 +135,10 @@ async fn extend_hold(
     security(("session" = []), ("cookie" = [])),
     responses((status = 200, body = HoldBody), (status = 401, description = "unauthorized", body = ErrorBody),
               (status = 404, description = "no_hold", body = ErrorBody),
-              (status = 410, description = "hold_expired, hold_released", body = ErrorBody)))]
+              (status = 410, description = "hold_expired, hold_released", body = ErrorBody),
+              (status = 429, description = "rate_limited (Retry-After)", body = ErrorBody)))]
 async fn confirm_hold(
+    _: HoldWrites,
     session: Session,
     State(state): State<AppState>,
     Path(hold_id): Path<String>,
@@ -145,8 +151,10 @@ async fn confirm_hold(
     security(("session" = []), ("cookie" = [])),
     responses((status = 204, description = "released"), (status = 401, description = "unauthorized", body = ErrorBody),
               (status = 404, description = "no_hold", body = ErrorBody),
-              (status = 409, description = "already_confirmed", body = ErrorBody)))]
+              (status = 409, description = "already_confirmed", body = ErrorBody),
+              (status = 429, description = "rate_limited (Retry-After)", body = ErrorBody)))]
 async fn release_hold(
+    _: HoldWrites,
     session: Session,
     State(state): State<AppState>,
     Path(hold_id): Path<String>,

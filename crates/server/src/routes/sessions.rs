@@ -9,10 +9,11 @@ use std::sync::Arc;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use seat_state::wire::SessionBody;
+use seat_state::wire::{ErrorBody, SessionBody};
 
 use crate::error::AppError;
 use crate::extract::Now;
+use crate::limits::NewSessions;
 use crate::session::{COOKIE_NAME, new_credentials, token_hash};
 use crate::state::AppState;
 
@@ -20,15 +21,22 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(create_session))
 }
 
-/// A new customer session: a bearer token, also set as an HttpOnly cookie.
+/// A new customer session: a bearer token, also set as an HttpOnly cookie
+/// (also `Secure` when the server is told it is behind TLS).
 #[utoipa::path(post, path = "/sessions", tag = "sessions", responses((status = 201, body = SessionBody,
-    headers(("set-cookie" = String, description = "seathold_session=TOKEN; HttpOnly; SameSite=Strict; Path=/")))))]
-async fn create_session(State(state): State<AppState>, Now(now): Now) -> Result<impl IntoResponse, AppError> {
+    headers(("set-cookie" = String, description = "seathold_session=TOKEN; HttpOnly; SameSite=Strict; Path=/"))),
+    (status = 429, description = "rate_limited (Retry-After)", body = ErrorBody)))]
+async fn create_session(
+    _: NewSessions,
+    State(state): State<AppState>,
+    Now(now): Now,
+) -> Result<impl IntoResponse, AppError> {
     let (token, holder_id) = new_credentials()?;
     let hash = token_hash(&token);
     state.store.create_session(&hash, &holder_id, now).await?;
     state.sessions.remember(hash, Arc::from(holder_id.as_str()));
-    let cookie = format!("{COOKIE_NAME}={token}; HttpOnly; SameSite=Strict; Path=/");
+    let secure = if state.secure_cookie { "; Secure" } else { "" };
+    let cookie = format!("{COOKIE_NAME}={token}; HttpOnly; SameSite=Strict; Path=/{secure}");
     let body = SessionBody { token, holder_id, server_time: now.0 };
     Ok((StatusCode::CREATED, AppendHeaders([(SET_COOKIE, cookie)]), Json(body)))
 }

@@ -18,7 +18,7 @@ use tower::ServiceExt;
 
 use seathold_server::app::router;
 use seathold_server::clock::{SharedClock, SystemClock, TestClock};
-use seathold_server::state::AppState;
+use seathold_server::state::{AppState, Settings};
 use seathold_server::store::{SqliteStore, Store};
 
 pub const ADMIN_TOKEN: &str = "test-admin-token-with-enough-entropy";
@@ -29,7 +29,7 @@ pub struct TestApp {
     /// The store the app runs on; a restart keeps it.
     pub store: Arc<dyn Store>,
     clock: SharedClock,
-    admin_token: Option<Arc<str>>,
+    settings: Settings,
     /// The SQLite file's directory, when the app made one.
     _dir: Option<tempfile::TempDir>,
 }
@@ -54,33 +54,39 @@ impl TestApp {
     }
 
     async fn on_clock(admin_token: Option<&str>, clock: SharedClock) -> Self {
+        let settings = Settings { admin_token: admin_token.map(Arc::from), ..Settings::default() };
+        Self::on_clock_with(clock, settings).await
+    }
+
+    /// An app with `settings` (limits, cookies) on the system clock.
+    pub async fn with_settings(settings: Settings) -> Self {
+        Self::on_clock_with(SystemClock::shared(), settings).await
+    }
+
+    async fn on_clock_with(clock: SharedClock, settings: Settings) -> Self {
         let dir = tempfile::tempdir().expect("temp dir");
         let store = SqliteStore::open(dir.path().join("test.db")).await.expect("open store");
-        Self::assemble(Arc::new(store), clock, admin_token.map(Arc::from), Some(dir))
+        Self::assemble(Arc::new(store), clock, settings, Some(dir))
     }
 
     /// An app over a given store (a `FaultyStore` over a `MemoryStore`, a
     /// SQLite file, …) whose clock moves only when the test moves it.
     pub fn over_store(admin_token: Option<&str>, store: Arc<dyn Store>, clock: &TestClock) -> Self {
-        Self::assemble(store, clock.shared(), admin_token.map(Arc::from), None)
+        let settings = Settings { admin_token: admin_token.map(Arc::from), ..Settings::default() };
+        Self::assemble(store, clock.shared(), settings, None)
     }
 
     /// The app after a restart: a new `AppState` (no engines, caches, index
     /// or replay window) over the same store and clock. The old state and its
     /// show writers go away.
     pub fn restart(self) -> Self {
-        let Self { store, clock, admin_token, _dir, .. } = self;
-        Self::assemble(store, clock, admin_token, _dir)
+        let Self { store, clock, settings, _dir, .. } = self;
+        Self::assemble(store, clock, settings, _dir)
     }
 
-    fn assemble(
-        store: Arc<dyn Store>,
-        clock: SharedClock,
-        admin_token: Option<Arc<str>>,
-        dir: Option<tempfile::TempDir>,
-    ) -> Self {
-        let state = AppState::new(Arc::clone(&store), Arc::clone(&clock), admin_token.clone());
-        Self { router: router(state.clone(), None), state, store, clock, admin_token, _dir: dir }
+    fn assemble(store: Arc<dyn Store>, clock: SharedClock, settings: Settings, dir: Option<tempfile::TempDir>) -> Self {
+        let state = AppState::with_settings(Arc::clone(&store), Arc::clone(&clock), settings.clone());
+        Self { router: router(state.clone(), None), state, store, clock, settings, _dir: dir }
     }
 
     pub async fn send(&self, request: Request<Body>) -> Answer {
