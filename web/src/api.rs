@@ -267,6 +267,9 @@ type Listener = Closure<dyn FnMut(web_sys::Event)>;
 
 struct Feed {
     url: String,
+    /// The version of the last facts received: a reopened stream resumes
+    /// after it instead of starting with a snapshot.
+    resume_after: Option<i64>,
     on_event: Rc<dyn Fn(LiveEvent)>,
     source: Option<EventSource>,
     listeners: Vec<(&'static str, Listener)>,
@@ -275,23 +278,29 @@ struct Feed {
     retry: Option<Timeout>,
 }
 
-/// `GET /api/shows/{id}/events`, kept open.
+/// `GET /api/shows/{id}/events`, kept open, resuming after a version.
 ///
+/// It opens with `?lastEventId=` set to the version of the snapshot the page
+/// already read, so the server sends only what came after it (or a snapshot
+/// when it no longer keeps those changes), never the same snapshot again.
 /// A short break is left to the browser, which reconnects by itself and
 /// sends `Last-Event-ID`, so the server replays only what was missed. When
 /// that fails too (or the server refuses), the stream is reopened with
-/// exponential back-off (0.5 s doubling up to 30 s, with jitter); a fresh
-/// connection starts with a snapshot, so the map always ends equal to the
-/// server's. Dropping the `LiveFeed` closes the stream.
+/// exponential back-off (0.5 s doubling up to 30 s, with jitter), resuming
+/// after the last version received; the machine asks for a snapshot if it
+/// still sees a gap, so the map always ends equal to the server's. Dropping
+/// the `LiveFeed` closes the stream.
 pub struct LiveFeed {
     feed: Rc<RefCell<Feed>>,
 }
 
 impl LiveFeed {
-    /// Opens the stream of `show_id`; `on_event` hears everything.
-    pub fn open(show_id: &str, on_event: impl Fn(LiveEvent) + 'static) -> Self {
+    /// Opens the stream of `show_id` after version `resume_after` (`None`:
+    /// from a snapshot); `on_event` hears everything.
+    pub fn open(show_id: &str, resume_after: Option<i64>, on_event: impl Fn(LiveEvent) + 'static) -> Self {
         let feed = Rc::new(RefCell::new(Feed {
             url: url(&format!("/api/shows/{show_id}/events")),
+            resume_after,
             on_event: Rc::new(on_event),
             source: None,
             listeners: Vec::new(),
@@ -333,10 +342,22 @@ fn parse<T: DeserializeOwned>(event: &web_sys::Event) -> Option<T> {
     from_json(&event.dyn_ref::<MessageEvent>()?.data().as_string()?)
 }
 
+/// Remembers an event's id (its version), where a reopened stream resumes.
+fn remember_version(feed: &std::rc::Weak<RefCell<Feed>>, event: &web_sys::Event) {
+    let version = event.dyn_ref::<MessageEvent>().and_then(|message| message.last_event_id().parse().ok());
+    if let (Some(feed), Some(version)) = (feed.upgrade(), version) {
+        feed.borrow_mut().resume_after = Some(version);
+    }
+}
+
 fn connect(shared: &Rc<RefCell<Feed>>) {
     let mut feed = shared.borrow_mut();
     disconnect(&mut feed);
-    let Ok(source) = EventSource::new(&feed.url) else {
+    let url = match feed.resume_after {
+        Some(version) => format!("{}?lastEventId={version}", feed.url),
+        None => feed.url.clone(),
+    };
+    let Ok(source) = EventSource::new(&url) else {
         drop(feed);
         schedule_retry(shared);
         return;
@@ -363,18 +384,22 @@ fn connect(shared: &Rc<RefCell<Feed>>) {
     };
     let on_snapshot = {
         let emit = Rc::clone(&emit);
+        let weak = weak.clone();
         listen(
             "snapshot",
             Box::new(move |event| {
+                remember_version(&weak, &event);
                 emit(parse(&event).map_or(LiveEvent::Garbled, LiveEvent::Snapshot));
             }),
         )
     };
     let on_change = {
         let emit = Rc::clone(&emit);
+        let weak = weak.clone();
         listen(
             "change",
             Box::new(move |event| {
+                remember_version(&weak, &event);
                 emit(parse(&event).map_or(LiveEvent::Garbled, LiveEvent::Change));
             }),
         )

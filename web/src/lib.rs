@@ -12,6 +12,7 @@ pub mod decimal;
 pub mod hold;
 pub mod layout;
 pub mod live_map;
+pub mod live_show;
 pub mod model;
 pub mod route;
 pub mod selection;

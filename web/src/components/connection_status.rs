@@ -1,15 +1,6 @@
 use leptos::prelude::*;
 
-/// The state of the live stream of changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Connection {
-    /// Opening for the first time.
-    Connecting,
-    /// Changes arrive as they happen.
-    Live,
-    /// The stream broke and is being reopened; the map may be behind.
-    Reconnecting,
-}
+pub use crate::live_show::Connection;
 
 /// A visible badge: "Live", "Connecting…" or "Reconnecting…".
 #[component]

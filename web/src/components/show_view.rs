@@ -15,7 +15,7 @@ use crate::model::{AreaCell, MapModel};
 /// A show's page once loaded: its name and connection state, the
 /// announcements, the hold banner, the stage, the map and its legend,
 /// standing areas, and what is picked. It only renders: actions go to the
-/// controller, states come from the signals the live map keeps.
+/// controller (from context), states come from the signals the live map keeps.
 #[component]
 pub fn ShowView(
     /// The show's name, for the heading.
@@ -26,12 +26,11 @@ pub fn ShowView(
     model: Arc<MapModel>,
     /// The general-admission areas.
     areas: Vec<AreaCell>,
-    /// What the buttons and seats do.
-    controller: Controller,
     /// The live stream's state.
     #[prop(into)]
     connection: Signal<Connection>,
 ) -> impl IntoView {
+    let controller = expect_context::<Controller>();
     let shown = controller.shown;
     let has_areas = !areas.is_empty();
     let other_hold_open =

@@ -173,13 +173,13 @@ pub fn mount(show: ShowDefinition, facts: SeatMap) -> Mounted {
     controller.live.update_value(|live| live.feed_all([Input::ClockSample(sample), Input::Snapshot(facts)]));
     let name = show.name.clone();
     let handle = leptos::mount::mount_to(root.clone(), move || {
+        provide_context(controller);
         view! {
             <ShowView
                 name
                 extension_seconds=300
                 model
                 areas
-                controller
                 connection=Signal::stored(Connection::Live)
             />
         }

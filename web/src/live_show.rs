@@ -1,0 +1,145 @@
+//! A show's page as data: what is loaded before it can draw, and what keeps
+//! it live afterwards (the event stream resuming after the loaded snapshot,
+//! clock re-sync, a fresh look when the tab comes back). Components only
+//! render what this sets up.
+
+use std::sync::Arc;
+
+use gloo_timers::future::TimeoutFuture;
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use seat_state::sync::Input;
+use seat_state::wire::{HoldList, SeatMap as SeatFacts, ShowDefinition, ShowSummary};
+use seat_state::{ClockSample, LocalMillis};
+
+use crate::api::{self, ApiError, LiveEvent, LiveFeed};
+use crate::controller::{Controller, resync};
+use crate::live_map::LiveMap;
+use crate::model::{AreaCell, MapModel};
+
+/// Clock samples taken in a row at start and when the tab comes back; the
+/// one with the smallest round trip wins.
+const SAMPLES: usize = 3;
+
+/// The state of the live stream of changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Connection {
+    /// Opening for the first time.
+    Connecting,
+    /// Changes arrive as they happen.
+    Live,
+    /// The stream broke and is being reopened; the map may be behind.
+    Reconnecting,
+}
+
+/// Every show, for the list page.
+pub async fn load_shows() -> Result<Vec<ShowSummary>, ApiError> {
+    api::shows().await.map(|list| list.shows)
+}
+
+/// Everything a show's page needs before it can draw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Loaded {
+    pub show: ShowDefinition,
+    pub facts: SeatFacts,
+    pub holds: HoldList,
+    pub samples: Vec<ClockSample>,
+}
+
+/// Loads a show, the customer's holds (starting a session when there is
+/// none; a reload keeps the cookie's), the clock and the facts.
+pub async fn load_show(show_id: String) -> Result<Arc<Loaded>, ApiError> {
+    let show = api::show(&show_id).await?;
+    let holds = api::my_holds().await?;
+    let samples = api::sample_clock_several(SAMPLES).await?;
+    let facts = api::seat_map(&show_id).await?;
+    Ok(Arc::new(Loaded { show, facts, holds, samples }))
+}
+
+/// Samples the clock several times and feeds every sample.
+async fn sample_clock(live: StoredValue<LiveMap, LocalStorage>) {
+    if let Ok(samples) = api::sample_clock_several(SAMPLES).await {
+        live.try_update_value(|live| live.feed_all(samples.into_iter().map(Input::ClockSample)));
+    }
+}
+
+/// Re-samples the clock whenever `seat-state` says it is time (a few
+/// samples while warming up, then about every minute), until the page goes.
+fn keep_clock_synced(live: StoredValue<LiveMap, LocalStorage>) {
+    spawn_local(async move {
+        loop {
+            let Some(next) = live.try_with_value(LiveMap::next_clock_sample) else {
+                return;
+            };
+            let wait = next.map_or(0, |at: LocalMillis| (at.0 - api::local_now().0).clamp(0, 600_000));
+            TimeoutFuture::new(u32::try_from(wait).unwrap_or(60_000)).await;
+            if live.try_with_value(|_| ()).is_none() {
+                return;
+            }
+            sample_clock(live).await;
+        }
+    });
+}
+
+/// A loaded show made live, for the current reactive owner (it all stops
+/// when the owner is cleaned up).
+pub struct LiveShow {
+    pub controller: Controller,
+    pub model: Arc<MapModel>,
+    pub areas: Vec<AreaCell>,
+    pub connection: RwSignal<Connection>,
+}
+
+impl LiveShow {
+    /// Feeds what was loaded to a fresh live map, then opens the event
+    /// stream after the loaded snapshot's version, keeps the clock synced,
+    /// and looks again whenever the tab comes back into view.
+    pub fn start(data: &Loaded) -> Self {
+        let (controller, model, areas) = Controller::new(&data.show, api::local_now);
+        let live = controller.live;
+        live.update_value(|live| {
+            let mut inputs: Vec<Input> = data.samples.iter().copied().map(Input::ClockSample).collect();
+            inputs.push(Input::MyHolds(data.holds.holds.clone()));
+            inputs.push(Input::Snapshot(data.facts.clone()));
+            live.feed_all(inputs);
+            live.focus_newest_active();
+        });
+
+        let connection = RwSignal::new(Connection::Connecting);
+        let feed = LiveFeed::open(&data.show.id, Some(data.facts.version), move |event| match event {
+            LiveEvent::Connected => {
+                if connection.get_untracked() == Connection::Reconnecting {
+                    controller.refresh_holds();
+                }
+                connection.set(Connection::Live);
+            }
+            LiveEvent::Reconnecting => connection.set(Connection::Reconnecting),
+            LiveEvent::Snapshot(facts) => {
+                live.try_update_value(|live| live.feed(Input::Snapshot(facts)));
+            }
+            LiveEvent::Change(change) => {
+                live.try_update_value(|live| live.feed(Input::Change(change)));
+            }
+            LiveEvent::Garbled => resync(controller.show_id.get_value(), live),
+        });
+        let feed = StoredValue::new_local(Some(feed));
+        keep_clock_synced(live);
+        let comeback = move || {
+            let visible = document().visibility_state() == web_sys::VisibilityState::Visible;
+            if visible {
+                feed.with_value(|feed| feed.as_ref().map(LiveFeed::nudge));
+                live.try_update_value(LiveMap::tick);
+                spawn_local(sample_clock(live));
+                controller.refresh_holds();
+            }
+        };
+        let on_focus = window_event_listener(leptos::ev::focus, move |_| comeback());
+        let on_visible = window_event_listener_untyped("visibilitychange", move |_| comeback());
+        on_cleanup(move || {
+            on_focus.remove();
+            on_visible.remove();
+            feed.set_value(None);
+        });
+        Self { controller, model, areas, connection }
+    }
+}
