@@ -19,6 +19,7 @@ use crate::extract::{BODY_LIMIT, Now};
 use crate::metrics;
 use crate::openapi;
 use crate::routes;
+use crate::security;
 use crate::state::AppState;
 
 /// The whole application; `web_dist` serves the built UI at `/` when given.
@@ -42,6 +43,7 @@ pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
         None => app.fallback(|| async { AppError::NotFound }),
     };
     app.layer(middleware::from_fn_with_state(state.clone(), stamp_server_time))
+        .layer(middleware::from_fn_with_state(security::Policies::for_web(web_dist), security::add_headers))
         .layer(TraceLayer::new_for_http())
         .with_state(state)
 }

@@ -13,6 +13,7 @@ pub mod listen;
 pub mod metrics;
 pub mod openapi;
 pub mod routes;
+pub mod security;
 pub mod session;
 pub mod state;
 pub mod store;
