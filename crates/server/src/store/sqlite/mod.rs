@@ -1,10 +1,13 @@
 //! The embedded SQLite store.
 //!
-//! One connection behind a mutex, used from blocking threads: SQLite runs
-//! one writer at a time anyway, and every decision is one transaction.
+//! One writer connection behind a mutex, used from blocking threads: SQLite
+//! runs one writer at a time anyway, and every decision is one transaction.
+//! Reads (sessions, journals, the outbox) use reader connections, so they
+//! never queue behind a commit; a checkpointer thread keeps WAL checkpoints
+//! out of commits (`connections`).
 
 use std::path::Path;
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard};
 
 use anyhow::Context;
 use async_trait::async_trait;
@@ -17,6 +20,7 @@ use seat_state::{ServerMillis, Show};
 use super::{CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition};
 use seat_state::{HoldId, HolderId};
 
+mod connections;
 mod holds;
 mod lock;
 
@@ -53,7 +57,11 @@ impl Durability {
 /// A SQLite database file in WAL mode.
 #[derive(Clone)]
 pub struct SqliteStore {
-    connection: Arc<Mutex<Connection>>,
+    writer: Arc<Mutex<Connection>>,
+    /// `None` for a private (`:memory:`) database: the writer reads too.
+    readers: Option<Arc<connections::Readers>>,
+    _checkpointer: Option<Arc<connections::Checkpointer>>,
+    sync: Durability,
     /// One process per file: held while any clone of the store lives.
     _process_lock: Arc<lock::ProcessLock>,
 }
@@ -66,37 +74,61 @@ impl SqliteStore {
 
     /// Opens with a chosen durability.
     pub async fn open_with(path: impl AsRef<Path>, sync: Durability) -> anyhow::Result<Self> {
-        // Statements are cached per connection; one writer uses a few dozen.
         let path = path.as_ref().to_owned();
         tokio::task::spawn_blocking(move || {
             let process_lock = lock::acquire(&path)?;
-            let mut connection =
-                Connection::open(&path).with_context(|| format!("opening SQLite database {}", path.display()))?;
-            connection.pragma_update(None, "journal_mode", "WAL")?;
-            connection.pragma_update(None, "synchronous", sync.pragma())?;
-            connection.pragma_update(None, "foreign_keys", "ON")?;
-            // 8 MiB of page cache: the hot index pages stay in memory.
-            connection.pragma_update(None, "cache_size", -8192)?;
-            connection.busy_timeout(std::time::Duration::from_secs(5))?;
-            connection.set_prepared_statement_cache_capacity(64);
-            migrations().to_latest(&mut connection).context("migrating the SQLite database")?;
-            Ok(Self { connection: Arc::new(Mutex::new(connection)), _process_lock: Arc::new(process_lock) })
+            let mut writer = connections::open(&path, sync)?;
+            migrations().to_latest(&mut writer).context("migrating the SQLite database")?;
+            let (readers, checkpointer) = if connections::is_private(&path) {
+                (None, None)
+            } else {
+                (
+                    Some(Arc::new(connections::Readers::open(&path, sync)?)),
+                    Some(Arc::new(connections::Checkpointer::start(&path, sync)?)),
+                )
+            };
+            Ok(Self {
+                writer: Arc::new(Mutex::new(writer)),
+                readers,
+                _checkpointer: checkpointer,
+                sync,
+                _process_lock: Arc::new(process_lock),
+            })
         })
         .await?
     }
 
-    /// Runs `work` on the connection on a blocking thread.
+    /// Runs `work` on the writer connection on a blocking thread.
     async fn with<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut Connection) -> anyhow::Result<T> + Send + 'static,
     ) -> anyhow::Result<T> {
-        let connection = Arc::clone(&self.connection);
+        let writer = Arc::clone(&self.writer);
+        tokio::task::spawn_blocking(move || work(&mut *lock_writer(&writer)?)).await?
+    }
+
+    /// Runs `work` in one read transaction (one snapshot) on a reader.
+    async fn read<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&Connection) -> anyhow::Result<T> + Send + 'static,
+    ) -> anyhow::Result<T> {
+        let (writer, readers) = (Arc::clone(&self.writer), self.readers.clone());
         tokio::task::spawn_blocking(move || {
-            let mut guard = connection.lock().map_err(|_| anyhow::anyhow!("SQLite connection lock poisoned"))?;
-            work(&mut guard)
+            let mut connection = match &readers {
+                Some(readers) => readers.take()?,
+                None => lock_writer(&writer)?,
+            };
+            let snapshot = connection.transaction()?;
+            let value = work(&snapshot)?;
+            snapshot.commit()?;
+            Ok(value)
         })
         .await?
     }
+}
+
+fn lock_writer(writer: &Mutex<Connection>) -> anyhow::Result<MutexGuard<'_, Connection>> {
+    writer.lock().map_err(|_| anyhow::anyhow!("SQLite connection lock poisoned"))
 }
 
 fn load_show(connection: &Connection, show_id: &str) -> anyhow::Result<Option<Show>> {
@@ -114,7 +146,7 @@ fn load_show(connection: &Connection, show_id: &str) -> anyhow::Result<Option<Sh
 #[async_trait]
 impl Store for SqliteStore {
     async fn ping(&self) -> anyhow::Result<()> {
-        self.with(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?)).await
+        self.read(|connection| Ok(connection.query_row("SELECT 1", [], |_| Ok(()))?)).await
     }
 
     async fn create_show(&self, show: &Show, now: ServerMillis) -> anyhow::Result<CreateShow> {
@@ -140,7 +172,7 @@ impl Store for SqliteStore {
     }
 
     async fn list_shows(&self) -> anyhow::Result<Vec<ShowSummary>> {
-        self.with(|connection| {
+        self.read(|connection| {
             let mut statement =
                 connection.prepare("SELECT id, name, seat_count, area_count FROM shows ORDER BY created_at, id")?;
             let rows = statement.query_map([], |row| {
@@ -153,7 +185,7 @@ impl Store for SqliteStore {
 
     async fn show(&self, show_id: &str) -> anyhow::Result<Option<Show>> {
         let show_id = show_id.to_owned();
-        self.with(move |connection| load_show(connection, &show_id)).await
+        self.read(move |connection| load_show(connection, &show_id)).await
     }
 
     async fn create_session(&self, token_sha256: &str, holder_id: &str, now: ServerMillis) -> anyhow::Result<()> {
@@ -170,7 +202,7 @@ impl Store for SqliteStore {
 
     async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>> {
         let hash = token_sha256.to_owned();
-        self.with(move |connection| {
+        self.read(move |connection| {
             Ok(connection
                 .query_row("SELECT holder_id FROM sessions WHERE token_sha256 = ?1", [hash], |row| row.get(0))
                 .optional()?)
@@ -180,37 +212,34 @@ impl Store for SqliteStore {
 
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {
         let show_id = show_id.to_owned();
-        self.with(move |connection| holds::load(connection, &show_id)).await
+        self.read(move |connection| holds::load(connection, &show_id)).await
     }
 
     async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
         let show_id = show_id.to_owned();
-        self.with(move |connection| holds::journal(connection, &show_id, after_version)).await
+        self.read(move |connection| holds::journal(connection, &show_id, after_version)).await
     }
 
     async fn hold_show(&self, hold: &HoldId) -> anyhow::Result<Option<String>> {
         let hold = hold.to_string();
-        self.with(move |connection| holds::hold_show(connection, &hold)).await
+        self.read(move |connection| holds::hold_show(connection, &hold)).await
     }
 
     async fn holder_holds(&self, holder: &HolderId) -> anyhow::Result<Vec<(String, HoldId)>> {
         let holder = holder.to_string();
-        self.with(move |connection| holds::holder_holds(connection, &holder)).await
+        self.read(move |connection| holds::holder_holds(connection, &holder)).await
     }
 
     async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {
         let show_id = show_id.to_owned();
-        let connection = Arc::clone(&self.connection);
-        tokio::task::spawn_blocking(move || {
-            let mut guard = connection.lock().map_err(|_| anyhow::anyhow!("SQLite connection lock poisoned"))?;
-            holds::commit(&mut guard, &show_id, &transitions)
-        })
-        .await
-        .map_err(|error| CommitError::Failed(error.into()))?
+        let writer = Arc::clone(&self.writer);
+        tokio::task::spawn_blocking(move || holds::commit(&mut *lock_writer(&writer)?, &show_id, &transitions))
+            .await
+            .map_err(|error| CommitError::Failed(error.into()))?
     }
 
     async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>> {
-        self.with(move |connection| {
+        self.read(move |connection| {
             let mut statement = connection.prepare_cached(
                 "SELECT seq, show_id, hold_id, deadline FROM outbox
                  WHERE done_at IS NULL AND deadline <= ?1 ORDER BY deadline LIMIT ?2",
@@ -234,18 +263,29 @@ impl Store for SqliteStore {
     }
 
     async fn finish_expiries(&self, seqs: Vec<i64>, now: ServerMillis) -> anyhow::Result<()> {
+        let sync = self.sync;
         self.with(move |connection| {
-            let transaction = connection.transaction()?;
-            {
-                let mut finish =
-                    transaction.prepare_cached("UPDATE outbox SET done_at = ?2 WHERE seq = ?1 AND done_at IS NULL")?;
-                for seq in &seqs {
-                    finish.execute(params![seq, now.0])?;
-                }
-            }
-            transaction.commit()?;
-            Ok(())
+            // A lost mark costs only a rerun that finds nothing to do, so
+            // this commit does not wait for the disk; the next commit's
+            // flush carries it.
+            connection.pragma_update(None, "synchronous", Durability::Normal.pragma())?;
+            let marked = mark_done(connection, &seqs, now);
+            connection.pragma_update(None, "synchronous", sync.pragma())?;
+            marked
         })
         .await
     }
+}
+
+fn mark_done(connection: &mut Connection, seqs: &[i64], now: ServerMillis) -> anyhow::Result<()> {
+    let transaction = connection.transaction()?;
+    {
+        let mut finish =
+            transaction.prepare_cached("UPDATE outbox SET done_at = ?2 WHERE seq = ?1 AND done_at IS NULL")?;
+        for seq in seqs {
+            finish.execute(params![seq, now.0])?;
+        }
+    }
+    transaction.commit()?;
+    Ok(())
 }
