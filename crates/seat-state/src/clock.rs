@@ -72,6 +72,7 @@ impl ClockOffset {
 }
 
 /// What [`ClockSync::add`] did with a sample.
+#[cfg_attr(feature = "js", derive(serde::Serialize, tsify::Tsify), serde(rename_all = "lowercase"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SampleOutcome {
     /// Added to the window.

@@ -7,6 +7,7 @@
 use crate::time::ServerMillis;
 
 /// The visible phase of a countdown.
+#[cfg_attr(feature = "js", derive(serde::Serialize, tsify::Tsify), serde(rename_all = "lowercase"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Phase {
     /// A minute or more is shown.
@@ -19,6 +20,12 @@ pub enum Phase {
 }
 
 /// What to show for one hold at one instant.
+#[cfg_attr(
+    feature = "js",
+    derive(serde::Serialize, tsify::Tsify),
+    tsify(missing_as_null),
+    serde(rename_all = "camelCase")
+)]
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CountdownView {
     /// Whole seconds shown, at most the true remaining time minus buffer and

@@ -46,6 +46,7 @@ impl Quantity {
 }
 
 /// What became of a hold.
+#[cfg_attr(feature = "js", derive(serde::Serialize, tsify::Tsify), serde(rename_all = "UPPERCASE"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum HoldStatus {
     /// Holding its places until `expires_at`.

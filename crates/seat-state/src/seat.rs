@@ -7,6 +7,7 @@ use crate::time::ServerMillis;
 /// It is never stored: it is derived from facts (`sold`, `holdExpiresAt`)
 /// every time, so a hold ends exactly at its deadline whether or not any
 /// cleanup has run.
+#[cfg_attr(feature = "js", derive(serde::Serialize, tsify::Tsify), serde(rename_all = "lowercase"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SeatState {
     /// Nobody holds or bought it.

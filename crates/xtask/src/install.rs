@@ -30,6 +30,13 @@ pub fn setup(purpose: For) -> Result<(), String> {
     Ok(())
 }
 
+/// What `cargo xtask package` needs: no Trunk, no browser.
+pub fn package_tools() -> Result<(), String> {
+    wasm_target()?;
+    wasm_bindgen_cli()?;
+    npm_tools()
+}
+
 fn wasm_target() -> Result<(), String> {
     let step = Step::start("wasm32 target");
     if output_of(tool("rustup").args(["target", "list", "--installed"]))
@@ -108,13 +115,14 @@ pub fn tools_bin() -> PathBuf {
 }
 
 fn npm_tools() -> Result<(), String> {
-    let step = Step::start("npm tools (binaryen 132 for wasm-opt, axe-core for the accessibility audit)");
+    let step = Step::start("npm tools (binaryen 132 for wasm-opt, axe-core for the accessibility audit, typescript)");
     let dir = tools_dir();
     let wanted =
         std::fs::read(root().join(".tools/package.json")).map_err(|e| format!("reading .tools/package.json: {e}"))?;
     let same_manifest = std::fs::read(dir.join("package.json")).is_ok_and(|have| have == wanted);
     let wasm_opt = output_of(tool(tools_bin().join("wasm-opt")).arg("--version"));
-    if same_manifest && wasm_opt.is_some_and(|text| text.contains(WASM_OPT_VERSION)) && axe_script().is_file() {
+    let installed = axe_script().is_file() && tools_bin().join("tsc").is_file();
+    if same_manifest && wasm_opt.is_some_and(|text| text.contains(WASM_OPT_VERSION)) && installed {
         return step.skip("already installed");
     }
     std::fs::create_dir_all(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;

@@ -11,9 +11,12 @@
 //! - `sim [--seeds N] [--steps M] [--seed S] [--store memory|sqlite|shared] [--release] [--mutations]`: the
 //!   deterministic simulator; `--mutations` checks it catches each bug in `crates/sim/mutations/`.
 //! - `postgres`: a throwaway PostgreSQL like the tests' one; prints its URL, runs until Ctrl-C.
+//! - `package`: the JavaScript package of `seat-state` into `target/pkg/` (browsers, bundlers) and
+//!   `target/pkg-node/` (Node).
 
 mod bench;
 mod install;
+mod package;
 mod postgres;
 mod run;
 mod sim;
@@ -34,9 +37,10 @@ fn main() -> ExitCode {
         "bench" => bench::bench(rest),
         "sim" => sim::sim(rest),
         "postgres" => postgres::serve(),
+        "package" => package::package(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS] | postgres>"
+                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS] | postgres | package>"
             );
             return ExitCode::from(2);
         }

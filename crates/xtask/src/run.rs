@@ -6,6 +6,7 @@ use std::process::Command;
 use std::time::Instant;
 
 use crate::install::{self, For};
+use crate::package;
 use crate::postgres::{self, TestPostgres};
 use crate::wasm_imports;
 
@@ -83,7 +84,10 @@ fn cargo(args: &[&str]) -> Command {
 pub fn build_web() -> Result<(), String> {
     let step = Step::start("web UI: trunk build --release");
     run_checked(tool("trunk").args(["build", "--release"]))?;
-    step.done()
+    step.done()?;
+    // Trunk empties the dist: the JS package's example goes in after it.
+    package::build()?;
+    package::into_web_dist()
 }
 
 /// `cargo xtask serve`: everything set up, then the server with the demo show.
@@ -129,12 +133,15 @@ pub fn test() -> Result<(), String> {
     outcome?;
     step.done()?;
 
-    let step = Step::start("wasm tests in headless Chromium (seat-state, web)");
+    package::test_js()?;
+
+    let step = Step::start("wasm tests in headless Chromium (seat-state, seat-state-js, web)");
     run_checked(cargo(&["test"]).args(WASM_CRATES))?;
     step.done()?;
 
     let step = Step::start("wasm imports nothing from \"env\"");
     wasm_imports::check_no_env_imports(&web_dist())?;
+    wasm_imports::check_no_env_imports(&package::web_dir())?;
     step.done()?;
 
     let screenshots = root().join("target").join("e2e");
@@ -150,8 +157,16 @@ pub fn test() -> Result<(), String> {
 }
 
 /// The crates that build for the browser, as cargo arguments.
-const WASM_CRATES: [&str; 6] =
-    ["--target", "wasm32-unknown-unknown", "--package", "seat-state", "--package", "seathold-web"];
+const WASM_CRATES: [&str; 8] = [
+    "--target",
+    "wasm32-unknown-unknown",
+    "--package",
+    "seat-state",
+    "--package",
+    "seat-state-js",
+    "--package",
+    "seathold-web",
+];
 
 /// `cargo xtask tidy`: formatting and clippy, natively and for wasm32.
 pub fn tidy() -> Result<(), String> {

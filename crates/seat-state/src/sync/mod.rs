@@ -73,6 +73,7 @@ pub enum Output {
 }
 
 /// How one seat looks.
+#[cfg_attr(feature = "js", derive(serde::Serialize, tsify::Tsify), serde(rename_all = "camelCase"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct SeatView {
     pub state: SeatState,
@@ -81,6 +82,7 @@ pub struct SeatView {
 }
 
 /// How one general-admission area looks.
+#[cfg_attr(feature = "js", derive(serde::Serialize, tsify::Tsify), serde(rename_all = "camelCase"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct AreaView {
     pub capacity: u32,
@@ -89,6 +91,7 @@ pub struct AreaView {
 }
 
 /// What looks different since the last [`SeatMapSync::drain_changed`].
+#[cfg_attr(feature = "js", derive(serde::Serialize, tsify::Tsify), serde(rename_all = "camelCase"))]
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Changed {
     /// Seat ids whose state or `mine` changed.

@@ -161,6 +161,7 @@ impl<'de> Visitor<'de> for QuantityVisitor {
 /// A hold, as every hold endpoint answers it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(hashmap_as_object))]
 #[serde(rename_all = "camelCase")]
 pub struct HoldBody {
     pub hold_id: String,
@@ -180,6 +181,7 @@ pub struct HoldBody {
 /// `GET /api/holds`: the caller's holds, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(hashmap_as_object))]
 #[serde(rename_all = "camelCase")]
 pub struct HoldList {
     pub holds: Vec<HoldBody>,

@@ -110,6 +110,7 @@ pub struct ShowList {
 /// Facts about one seat: the client derives its state from them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
 #[serde(rename_all = "camelCase")]
 pub struct SeatFact {
     pub id: String,
@@ -124,6 +125,7 @@ pub struct SeatFact {
 /// One hold's share of an area.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct AreaHoldFact {
     pub quantity: i64,
@@ -135,6 +137,7 @@ pub struct AreaHoldFact {
 /// Facts about one general-admission area.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct AreaFact {
     pub id: String,
@@ -146,6 +149,7 @@ pub struct AreaFact {
 /// `GET /api/shows/{id}/seats`, and the `snapshot` event's data.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct SeatMap {
     pub show_id: String,
@@ -159,6 +163,7 @@ pub struct SeatMap {
 /// change touched (`mine` omitted).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct ChangeEvent {
     /// The show's version after this change; also the event's `id`.
@@ -173,6 +178,7 @@ pub struct ChangeEvent {
 /// `GET /api/time`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct TimeBody {
     pub server_time: i64,

@@ -1,0 +1,85 @@
+// The Node build of the package through one whole cycle: clock sync →
+// snapshot → change → my hold's countdown → expiry → a lost change.
+// Run by `cargo xtask test` after `cargo xtask package`.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { createRequire } from "node:module";
+
+const require = createRequire(import.meta.url);
+const { ClockSync, SeatMapSync, seatState, countdown } = require("../../../target/pkg-node/seat_state_js.js");
+
+// The local clock runs a minute behind the server's.
+const BEHIND = 60_000;
+const SERVER = 1_764_460_000_000;
+const LOCAL = SERVER - BEHIND;
+
+const seat = (id, holdExpiresAt = null, sold = false) => ({ id, sold, holdExpiresAt });
+const hold = (expiresAt) => ({
+  holdId: "hold-0001", showId: "impro", seats: ["A1"], areas: {}, status: "HELD",
+  expiresAt, extensions: 0, late: false, serverTime: SERVER,
+});
+
+test("ClockSync estimates the server's clock from round trips", () => {
+  const clock = new ClockSync();
+  assert.equal(clock.serverNow(LOCAL), undefined, "no estimate before any sample");
+  assert.equal(clock.addSample(LOCAL, SERVER + 50, LOCAL + 100), "kept");
+  assert.equal(clock.serverNow(LOCAL + 1_000), SERVER + 1_000);
+  assert.equal(clock.uncertaintyMs, 50);
+  assert.equal(clock.addSample(LOCAL + 2_000, SERVER + 2_010, LOCAL + 2_020), "kept");
+  assert.equal(clock.uncertaintyMs, 10, "the smallest round trip wins");
+});
+
+test("seatState derives free, held and sold from facts", () => {
+  assert.equal(seatState({ sold: false, holdExpiresAt: SERVER + 1 }, SERVER), "held");
+  assert.equal(seatState({ sold: false, holdExpiresAt: SERVER }, SERVER), "free", "free from the deadline on");
+  assert.equal(seatState({ sold: false, holdExpiresAt: null }, SERVER), "free");
+  assert.equal(seatState({ sold: true, holdExpiresAt: null }, SERVER), "sold");
+  assert.throws(() => seatState({ sold: "no" }, SERVER), "a malformed fact is refused");
+  assert.equal(countdown(SERVER + 600_000, SERVER, 0).text, "9:55", "buffered by 5 s by default");
+});
+
+test("SeatMapSync: clock sync, snapshot, change, countdown, expiry, lost change", () => {
+  const sync = new SeatMapSync();
+  sync.handleInput({ clockSample: { sentAtLocalMs: LOCAL, serverTimeMs: SERVER + 50, receivedAtLocalMs: LOCAL + 100 } });
+  sync.handleInput({ tick: LOCAL + 100 });
+  sync.handleInput({ snapshot: { showId: "impro", serverTime: SERVER, version: 1, seats: [seat("A1"), seat("A2")], areas: [] } });
+  assert.deepEqual(sync.drainChanged(), { seats: ["A1", "A2"], areas: [], myHolds: false });
+  assert.deepEqual(sync.seat("A1"), { state: "free", mine: false });
+  assert.equal(sync.seat("Z9"), undefined);
+  assert.deepEqual(sync.pollOutput(), { type: "timeout", at: null }, "nothing to wake up for");
+
+  // Someone (me) holds A1 for ten minutes: the change event, then the hold endpoint's answer.
+  const expiresAt = SERVER + 600_000;
+  sync.handleInput({ change: { version: 2, serverTime: SERVER, seats: [seat("A1", expiresAt)] } });
+  sync.handleInput({ myHolds: [hold(expiresAt)] });
+  assert.deepEqual(sync.drainChanged(), { seats: ["A1"], areas: [], myHolds: true });
+  assert.deepEqual(sync.seat("A1"), { state: "held", mine: true });
+  const [mine] = sync.myHolds();
+  assert.equal(mine.holdId, "hold-0001");
+  assert.equal(mine.status, "HELD");
+  // 600 s less the 5 s buffer and the 50 ms uncertainty, rounded down.
+  assert.equal(mine.countdown.text, "9:54");
+  assert.equal(mine.countdown.phase, "normal");
+
+  // The one timer: when the shown second next changes, on the local clock.
+  const wake = sync.pollOutput();
+  assert.equal(wake.type, "timeout");
+  assert.ok(wake.at > LOCAL + 100 && wake.at <= LOCAL + 1_100, `wake at ${wake.at}`);
+  sync.handleInput({ tick: wake.at });
+  assert.equal(sync.myHolds()[0].countdown.text, "9:53");
+  assert.equal(sync.drainChanged().myHolds, true);
+
+  // At the deadline (local time = server time - a minute) the seat is free, with no message.
+  sync.handleInput({ tick: expiresAt - BEHIND });
+  assert.deepEqual(sync.seat("A1"), { state: "free", mine: false });
+  assert.equal(sync.myHolds()[0].status, "EXPIRED");
+  assert.equal(sync.myHolds()[0].countdown, null);
+
+  // Version 3 never arrives: the machine asks for a re-sync.
+  sync.handleInput({ change: { version: 4, serverTime: SERVER, seats: [seat("A2", null, true)] } });
+  assert.deepEqual(sync.pollOutput(), { type: "resyncNeeded", lastVersion: 2 });
+  assert.equal(sync.seat("A2").state, "free", "an early change waits for the missing one");
+  sync.handleInput({ change: { version: 3, serverTime: SERVER, seats: [] } });
+  assert.equal(sync.seat("A2").state, "sold", "the gap closed by itself");
+  assert.equal(sync.version, 4);
+});

@@ -1,0 +1,94 @@
+//! The exported API in headless Chromium, called as JavaScript calls it:
+//! JavaScript values in (`JSON.parse`d like the server's bodies), JavaScript
+//! values out. `cargo test -p seat-state-js --target wasm32-unknown-unknown`.
+
+#![cfg(target_arch = "wasm32")]
+// Test code: a panic is the failure report.
+#![allow(clippy::unwrap_used)]
+
+use seat_state_js::{ClockSync, SeatMapSync, countdown, seat_state};
+use tsify::Ts;
+use wasm_bindgen::JsValue;
+use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+const SERVER: i64 = 1_764_460_000_000;
+
+/// A JavaScript value from JSON text, as `JSON.parse` gives it.
+fn js<T: tsify::Tsify>(json: &str) -> Ts<T> {
+    Ts::new_unchecked(js_sys::JSON::parse(json).unwrap())
+}
+
+/// A JavaScript value as JSON text, to compare whole answers.
+fn json(value: impl Into<JsValue>) -> String {
+    js_sys::JSON::stringify(&value.into()).unwrap().into()
+}
+
+#[wasm_bindgen_test]
+fn seat_state_is_derived_from_facts_at_the_server_now() {
+    let at = |facts: &str, now: i64| json(seat_state(js(facts), now as f64).unwrap());
+    let deadline = SERVER + 1;
+    assert_eq!(at(&format!(r#"{{"sold": false, "holdExpiresAt": {deadline}}}"#), SERVER), r#""held""#);
+    assert_eq!(at(&format!(r#"{{"sold": false, "holdExpiresAt": {deadline}}}"#), deadline), r#""free""#);
+    assert_eq!(at(r#"{"sold": true, "holdExpiresAt": null}"#, SERVER), r#""sold""#);
+    assert_eq!(at(r#"{"sold": false}"#, SERVER), r#""free""#, "holdExpiresAt may be absent");
+    assert!(seat_state(js(r#"{"sold": "yes"}"#), SERVER as f64).is_err(), "a malformed fact throws");
+    assert!(seat_state(js(r#"{"sold": false}"#), f64::NAN).is_err(), "NaN is no instant");
+}
+
+#[wasm_bindgen_test]
+fn clock_sync_answers_undefined_then_the_estimate() {
+    let mut clock = ClockSync::new();
+    assert_eq!(clock.server_now(1_000.0).unwrap(), None);
+    assert_eq!(clock.uncertainty_ms(), None);
+    // Sent at local 1,000, the server said 61,050, back at local 1,100.
+    assert_eq!(json(clock.add_sample(1_000.0, 61_050.0, 1_100.0).unwrap()), r#""kept""#);
+    assert_eq!(clock.server_now(1_950.5).unwrap(), Some(61_950.0), "fractions of a ms round down");
+    assert_eq!(clock.uncertainty_ms(), Some(50.0));
+    assert_eq!(clock.offset_ms(), Some(60_000.0));
+    assert_eq!(json(clock.add_sample(2_000.0, 1_000.0, 1_900.0).unwrap()), r#""ignored""#);
+}
+
+#[wasm_bindgen_test]
+fn countdown_is_buffered_and_named() {
+    let view = json(countdown((SERVER + 65_000) as f64, SERVER as f64, 500.0, Some(0.0)).unwrap());
+    assert_eq!(view, r#"{"remainingSecs":64,"text":"1:04","phase":"normal","nextChangeInMillis":501}"#);
+    let view = json(countdown((SERVER + 3_000) as f64, SERVER as f64, 0.0, None).unwrap());
+    assert_eq!(view, r#"{"remainingSecs":0,"text":"0:00","phase":"expired","nextChangeInMillis":null}"#);
+}
+
+#[wasm_bindgen_test]
+fn the_machine_takes_a_snapshot_and_a_change_and_asks_for_a_lost_one() {
+    let mut sync = SeatMapSync::new(None).unwrap();
+    let feed = |sync: &mut SeatMapSync, input: &str| sync.handle_input(js(input)).unwrap();
+    feed(&mut sync, &format!(r#"{{"tick": {SERVER}}}"#));
+    feed(
+        &mut sync,
+        &format!(
+            r#"{{"snapshot": {{"showId": "impro", "serverTime": {SERVER}, "version": 7, "areas": [],
+                "seats": [{{"id": "B7", "sold": false, "holdExpiresAt": null, "mine": false}},
+                          {{"id": "B8", "sold": true, "holdExpiresAt": null, "mine": true}}]}}}}"#
+        ),
+    );
+    assert_eq!(json(sync.drain_changed().unwrap()), r#"{"seats":["B7","B8"],"areas":[],"myHolds":false}"#);
+    assert_eq!(json(sync.seat("B8").unwrap().unwrap()), r#"{"state":"sold","mine":true}"#);
+    assert!(sync.seat("Z1").unwrap().is_none());
+
+    let deadline = SERVER + 10_000;
+    feed(
+        &mut sync,
+        &format!(
+            r#"{{"change": {{"version": 8, "serverTime": {SERVER},
+                "seats": [{{"id": "B7", "sold": false, "holdExpiresAt": {deadline}}}]}}}}"#
+        ),
+    );
+    assert_eq!(json(sync.seat("B7").unwrap().unwrap()), r#"{"state":"held","mine":false}"#);
+    // The snapshot anchored the clock: the deadline comes back as local time.
+    assert_eq!(json(sync.poll_output().unwrap()), format!(r#"{{"type":"timeout","at":{deadline}}}"#));
+
+    feed(&mut sync, &format!(r#"{{"change": {{"version": 10, "serverTime": {SERVER}}}}}"#));
+    assert_eq!(json(sync.poll_output().unwrap()), r#"{"type":"resyncNeeded","lastVersion":8}"#);
+    assert!(sync.handle_input(js(r#"{"snapshot": {"version": "new"}}"#)).is_err(), "a malformed input throws");
+    assert!(sync.handle_input(js(r#"{"tock": 1}"#)).is_err(), "an unknown input throws");
+}

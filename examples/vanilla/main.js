@@ -1,0 +1,144 @@
+// A live seat map in plain JavaScript with Seathold's seat-state package:
+// the package derives every state and countdown; this file only does I/O and drawing.
+import init, { SeatMapSync } from "./pkg/seat_state_js.js";
+
+const show = new URLSearchParams(location.search).get("show") ?? "demo-theatre";
+const $ = (id) => document.getElementById(id);
+// One local clock for everything handed to the package: monotonic where possible.
+const localNow = () => Math.floor(performance.timeOrigin + performance.now());
+const svgNs = "http://www.w3.org/2000/svg";
+
+await init();
+const sync = new SeatMapSync();
+const seats = new Map(); // id → SVG element
+const selected = new Set();
+let token;
+let holdId;
+let events;
+let timer;
+
+async function api(method, path, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (token) headers.Authorization = `Bearer ${token}`;
+  const response = await fetch(path, { method, headers, body: body && JSON.stringify(body) });
+  const answer = response.status === 204 ? {} : await response.json();
+  if (!response.ok) throw new Error(answer.message ?? `HTTP ${response.status}`);
+  return answer;
+}
+
+// Feed one input (after a tick, so the machine knows the time), then do what it asks.
+function feed(input) {
+  sync.handleInput({ tick: localNow() });
+  if (input) sync.handleInput(input);
+  for (;;) {
+    const output = sync.pollOutput();
+    if (output.type === "resyncNeeded") {
+      connect(); // a fresh stream starts with a fresh snapshot
+      continue;
+    }
+    clearTimeout(timer);
+    if (output.at !== null) timer = setTimeout(() => feed(), Math.max(0, output.at - localNow()));
+    break;
+  }
+  redraw();
+}
+
+function redraw() {
+  const changed = sync.drainChanged();
+  for (const id of changed.seats) {
+    const element = seats.get(id);
+    const view = sync.seat(id);
+    if (!element || !view) continue;
+    element.dataset.state = view.state;
+    element.dataset.mine = String(view.mine);
+    if (view.state !== "free") unselect(id);
+    element.setAttribute("aria-label", `${element.dataset.label}, ${view.mine ? "yours" : view.state}`);
+  }
+  if (changed.myHolds) showCountdown();
+}
+
+function showCountdown() {
+  const mine = sync.myHolds().find((hold) => hold.holdId === holdId);
+  const out = $("countdown");
+  out.textContent = mine?.countdown ? mine.countdown.text : mine ? mine.status.toLowerCase() : "";
+  out.classList.toggle("warning", mine?.countdown?.phase === "warning");
+  $("confirm").disabled = mine?.status !== "HELD";
+  $("hold").disabled = selected.size === 0 || mine?.status === "HELD";
+}
+
+function unselect(id) {
+  if (!selected.delete(id)) return;
+  seats.get(id).dataset.selected = "false";
+  showCountdown();
+}
+
+function draw(definition) {
+  $("title").textContent = definition.name;
+  const xs = definition.seats.map((s) => s.x);
+  const ys = definition.seats.map((s) => s.y);
+  const pad = 15;
+  const [minX, minY] = [Math.min(...xs) - pad, Math.min(...ys) - pad];
+  $("map").setAttribute("viewBox", `${minX} ${minY} ${Math.max(...xs) - minX + pad} ${Math.max(...ys) - minY + pad}`);
+  for (const seat of definition.seats) {
+    const circle = document.createElementNS(svgNs, "circle");
+    Object.entries({ cx: seat.x, cy: seat.y, r: 10, class: "seat", tabindex: 0, role: "button" })
+      .forEach(([name, value]) => circle.setAttribute(name, value));
+    Object.assign(circle.dataset, { seatId: seat.id, label: seat.label ?? seat.id, state: "free", selected: "false" });
+    circle.addEventListener("click", () => toggle(seat.id));
+    circle.addEventListener("keydown", (event) => event.key === "Enter" && toggle(seat.id));
+    seats.set(seat.id, circle);
+    $("map").append(circle);
+  }
+}
+
+function toggle(id) {
+  if (selected.has(id)) return unselect(id);
+  if (sync.seat(id)?.state !== "free") return;
+  selected.add(id);
+  seats.get(id).dataset.selected = "true";
+  showCountdown();
+}
+
+function connect() {
+  events?.close();
+  events = new EventSource(`/api/shows/${show}/events`);
+  events.addEventListener("snapshot", (event) => feed({ snapshot: JSON.parse(event.data) }));
+  events.addEventListener("change", (event) => feed({ change: JSON.parse(event.data) }));
+  events.addEventListener("open", () => ($("status").textContent = "Live"));
+  events.addEventListener("error", () => ($("status").textContent = "Reconnecting…"));
+}
+
+// Samples the server's clock now and whenever the package says to.
+async function sampleClock() {
+  const sent = localNow();
+  try {
+    const { serverTime } = await api("GET", "/api/time");
+    feed({ clockSample: { sentAtLocalMs: sent, serverTimeMs: serverTime, receivedAtLocalMs: localNow() } });
+  } catch {
+    // The next sample is asked for below: an estimate is never required to draw.
+  }
+  const next = sync.nextClockSampleAt ?? localNow() + 1000;
+  setTimeout(sampleClock, Math.max(0, next - localNow()));
+}
+
+async function act(button, call) {
+  button.disabled = true;
+  try {
+    const hold = await call();
+    holdId = hold.holdId;
+    feed({ myHolds: [hold] });
+    $("status").textContent = `Hold ${hold.status.toLowerCase()}: ${hold.seats.join(", ")}`;
+  } catch (error) {
+    $("status").textContent = error.message;
+  }
+  showCountdown();
+}
+
+$("hold").addEventListener("click", () =>
+  act($("hold"), () => api("POST", `/api/shows/${show}/holds`, { seats: [...selected] })));
+$("confirm").addEventListener("click", () => act($("confirm"), () => api("POST", `/api/holds/${holdId}/confirm`)));
+
+({ token } = await api("POST", "/api/sessions"));
+draw(await api("GET", `/api/shows/${show}`));
+await sampleClock();
+connect();
