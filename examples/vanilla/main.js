@@ -127,7 +127,7 @@ async function act(button, call) {
     const hold = await call();
     holdId = hold.holdId;
     feed({ myHolds: [hold] });
-    $("status").textContent = `Hold ${hold.status.toLowerCase()}: ${hold.seats.join(", ")}`;
+    $("status").textContent = `${hold.seats.join(", ")}: ${hold.status.toLowerCase()}`;
   } catch (error) {
     $("status").textContent = error.message;
   }
