@@ -44,6 +44,8 @@ pub fn build() -> Result<(), String> {
     step.done()?;
     let wasm = target_dir().join("wasm32-unknown-unknown").join("wasm-release").join(format!("{STEM}.wasm"));
     let version = crate_version()?;
+    // Optimized once when both targets bind the same wasm (compared, not assumed).
+    let mut optimized: Option<(Vec<u8>, PathBuf)> = None;
     for (dir, target, manifest) in
         [(web_dir(), "web", web_manifest(&version)), (node_dir(), "nodejs", node_manifest(&version))]
     {
@@ -54,7 +56,14 @@ pub fn build() -> Result<(), String> {
         }
         run_checked(tool("wasm-bindgen").args(["--target", target, "--out-dir"]).arg(&dir).arg(&wasm))?;
         let bound = dir.join(format!("{STEM}_bg.wasm"));
-        run_checked(tool("wasm-opt").arg("-Oz").arg(&bound).arg("-o").arg(&bound))?;
+        let bytes = std::fs::read(&bound).map_err(|e| format!("reading {}: {e}", bound.display()))?;
+        match &optimized {
+            Some((same, done)) if *same == bytes => copy(done, &bound)?,
+            _ => {
+                run_checked(tool("wasm-opt").arg("-Oz").arg(&bound).arg("-o").arg(&bound))?;
+                optimized = Some((bytes, bound.clone()));
+            }
+        }
         write(&dir.join("package.json"), &manifest)?;
         copy(&root().join("crates/seat-state-js/README.md"), &dir.join("README.md"))?;
         step.done()?;
