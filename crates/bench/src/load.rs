@@ -68,6 +68,7 @@ pub async fn run(client: &reqwest::Client, plan: &Plan, tokens: Vec<String>) -> 
             while Instant::now() < deadline {
                 let token = &tokens[rng.usize(..tokens.len())];
                 let body = match plan.workload {
+                    Workload::Time => anyhow::bail!("the time workload makes no holds"),
                     Workload::Churn => json!({"seats": [format!("S{}", rng.usize(..plan.seats))]}),
                     Workload::Sale => {
                         let places = rng.usize(1..=2);
@@ -129,6 +130,39 @@ pub async fn run(client: &reqwest::Client, plan: &Plan, tokens: Vec<String>) -> 
     Ok(total)
 }
 
+/// `GET /api/time` from `concurrency` workers until `duration` has passed.
+pub async fn ceiling(client: &reqwest::Client, plan: &Plan) -> anyhow::Result<Report> {
+    let started = Instant::now();
+    let deadline = started + plan.duration;
+    let mut tasks = Vec::new();
+    for worker in 0..plan.concurrency {
+        let (client, url) = (client.clone(), format!("{}/api/time", plan.base(worker)));
+        tasks.push(tokio::spawn(async move {
+            let mut report = Report::default();
+            while Instant::now() < deadline {
+                let sent = Instant::now();
+                let response = client.get(&url).send().await?;
+                let status = response.status().as_u16();
+                response.bytes().await?;
+                report.hold_micros.push(micros(sent));
+                *report.statuses.entry(status).or_default() += 1;
+            }
+            anyhow::Ok(report)
+        }));
+    }
+    let mut total = Report::default();
+    for task in tasks {
+        let part = task.await??;
+        total.hold_micros.extend(part.hold_micros);
+        for (status, count) in part.statuses {
+            *total.statuses.entry(status).or_default() += count;
+        }
+    }
+    total.elapsed = started.elapsed();
+    anyhow::ensure!(total.statuses.keys().all(|status| *status == 200), "GET /api/time answered {:?}", total.statuses);
+    Ok(total)
+}
+
 fn percentile(sorted: &[u32], fraction: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
@@ -138,6 +172,25 @@ fn percentile(sorted: &[u32], fraction: f64) -> f64 {
 }
 
 impl Report {
+    /// Prints the plain-HTTP ceiling: one line and one JSON line.
+    pub fn print_ceiling(&self, plan: &Plan) {
+        let mut requests = self.hold_micros.clone();
+        requests.sort_unstable();
+        let per_second = requests.len() as f64 / self.elapsed.as_secs_f64();
+        let (p50, p99) = (percentile(&requests, 0.5), percentile(&requests, 0.99));
+        println!(
+            "plain HTTP (GET /api/time), {} connections, {:.1} s: {per_second:.0} requests/s, p50 {p50:.2} ms, \
+             p99 {p99:.2} ms",
+            plan.concurrency,
+            self.elapsed.as_secs_f64()
+        );
+        let json = serde_json::json!({
+            "bench": "plain_http", "workload": "time", "requestsPerSecond": per_second.round(),
+            "p50Ms": p50, "p99Ms": p99, "connections": plan.concurrency, "seconds": self.elapsed.as_secs_f64(),
+        });
+        println!("{json}");
+    }
+
     /// Prints a table, the mix of decisions and one JSON line.
     pub fn print(&self, plan: &Plan, server: &Counters) {
         let mut holds = self.hold_micros.clone();

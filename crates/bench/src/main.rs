@@ -3,7 +3,7 @@
 //! every process (nothing sold twice or beyond capacity, every map agrees
 //! with what the clients were told). Prints a table and one JSON line.
 //!
-//! `flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn]
+//! `flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn|time]
 //! [--sessions N] [--concurrency N] [--seconds N]`
 //!
 //! - `sale` (the default): each request holds 1–2 random seats or floor
@@ -11,6 +11,8 @@
 //! - `churn`: each request holds one random seat, 5 % of successes
 //!   confirmed, the rest expire after their 1 s: most decisions are writes
 //!   (holds, then their expiries), as on sale day.
+//! - `time`: `GET /api/time` only, over the same connections: the ceiling
+//!   HTTP alone puts on this machine, for the others to be read against.
 //!
 //! With several base URLs (processes on one database) connection `i` sends
 //! every request to base `i mod n`: a session made on one process is used on
@@ -31,6 +33,8 @@ pub enum Workload {
     Sale,
     /// One random seat per hold, 5 % confirmed, the rest expire.
     Churn,
+    /// Plain `GET /api/time`: no decision, no show, no session.
+    Time,
 }
 
 impl Workload {
@@ -38,6 +42,7 @@ impl Workload {
         match self {
             Self::Sale => "sale",
             Self::Churn => "churn",
+            Self::Time => "time",
         }
     }
 
@@ -46,6 +51,7 @@ impl Workload {
         match self {
             Self::Sale => 30,
             Self::Churn => 5,
+            Self::Time => 0,
         }
     }
 }
@@ -71,7 +77,7 @@ impl Plan {
 }
 
 const SHOW_ID: &str = "flash-sale";
-const USAGE: &str = "usage: flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn] [--sessions N] \
+const USAGE: &str = "usage: flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn|time] [--sessions N] \
                      [--concurrency N] [--seconds N]";
 
 fn parse_args() -> anyhow::Result<(Plan, String)> {
@@ -96,7 +102,8 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
                 plan.workload = match value.as_str() {
                     "sale" => Workload::Sale,
                     "churn" => Workload::Churn,
-                    other => anyhow::bail!("--workload is sale or churn, not {other:?}"),
+                    "time" => Workload::Time,
+                    other => anyhow::bail!("--workload is sale, churn or time, not {other:?}"),
                 }
             }
             "--sessions" => plan.sessions = value.parse()?,
@@ -113,6 +120,9 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
 async fn main() -> anyhow::Result<()> {
     let (plan, admin_token) = parse_args()?;
     let client = reqwest::Client::builder().pool_max_idle_per_host(plan.concurrency).build()?;
+    if plan.workload == Workload::Time {
+        return load::ceiling(&client, &plan).await.map(|report| report.print_ceiling(&plan));
+    }
     let before = metrics::scrape(&client, &plan).await?;
     create_show(&client, &plan, &admin_token).await?;
     let tokens = load::sessions(&client, &plan).await?;
@@ -138,7 +148,7 @@ async fn create_show(client: &reqwest::Client, plan: &Plan, admin_token: &str) -
     // Churn: sessions are picked at random for each request, so a few hold
     // more than two seats at once now and then; 4 keeps 429s rare.
     let max_holds = match plan.workload {
-        Workload::Sale => 2,
+        Workload::Sale | Workload::Time => 2,
         Workload::Churn => 4,
     };
     let show = json!({

@@ -1,11 +1,14 @@
 //! `cargo xtask bench`: the flash-sale benchmark over real HTTP on loopback,
-//! against the release server on a fresh SQLite file; with `--database
-//! postgres`, on a throwaway PostgreSQL with 1 and 2 processes, next to seed
-//! 003's SQL (pgbench) on the same PostgreSQL.
+//! against the release server on fresh SQLite files beside its baselines
+//! (`sale_sqlite`); with `--database postgres`, on a throwaway PostgreSQL
+//! with 1 and 2 processes, next to seed 003's SQL (pgbench) on the same
+//! PostgreSQL.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+
+mod sale_sqlite;
 
 use crate::install;
 use crate::postgres::TestPostgres;
@@ -39,12 +42,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
 
     if sale {
         match database {
-            Database::Sqlite => {
-                // Both durabilities: every commit synced to disk, and synced at checkpoints only.
-                for (name, option) in [("synchronous=full", ""), ("synchronous=normal", "?synchronous=normal")] {
-                    sale_on_sqlite(name, option, &extra)?;
-                }
-            }
+            Database::Sqlite => sale_sqlite::side_by_side(&extra)?,
             Database::Postgres => sale_on_postgres(&extra)?,
         }
     }
@@ -135,22 +133,8 @@ fn gzip_9_size(path: &Path) -> Result<usize, String> {
 }
 
 /// The flash sale against one release server on a fresh SQLite file.
-fn sale_on_sqlite(name: &str, option: &str, extra: &[String]) -> Result<(), String> {
-    let data = std::env::temp_dir().join(format!("seathold-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&data).map_err(|e| e.to_string())?;
-    let outcome =
-        Servers::start(&format!("sqlite:{}{option}", data.join("bench.db").display()), 1).and_then(|servers| {
-            let step = Step::start(&format!("flash sale, SQLite {name}, against {}", servers.bases.join(", ")));
-            flash_sale(&servers, extra)?;
-            drop(servers);
-            step.done()
-        });
-    let _ = std::fs::remove_dir_all(&data);
-    outcome
-}
-
 /// Seats of the comparison, as the flash sale's show has them.
-const SEATS: u32 = 20_000;
+pub(crate) const SEATS: u32 = 20_000;
 
 /// `bench sale --database postgres`: on one throwaway PostgreSQL, seed
 /// 003's SQL under pgbench, then Seathold with 1 and with 2 processes (a
@@ -245,23 +229,23 @@ fn sale_on_postgres(extra: &[String]) -> Result<(), String> {
 
 /// What one case measured.
 #[derive(Debug, Clone, Copy, Default)]
-struct Summary {
-    decisions_per_second: f64,
-    p50_ms: f64,
-    p99_ms: f64,
+pub(crate) struct Summary {
+    pub(crate) decisions_per_second: f64,
+    pub(crate) p50_ms: f64,
+    pub(crate) p99_ms: f64,
     /// Share of the hold decisions that held the seat.
-    held_percent: f64,
+    pub(crate) held_percent: f64,
 }
 
 /// Release `seathold serve` processes on one database, stopped on drop.
-struct Servers {
+pub(crate) struct Servers {
     children: Vec<Child>,
-    bases: Vec<String>,
+    pub(crate) bases: Vec<String>,
     admin_token: String,
 }
 
 impl Servers {
-    fn start(database: &str, count: usize) -> Result<Self, String> {
+    pub(crate) fn start(database: &str, count: usize) -> Result<Self, String> {
         let admin_token = format!("bench-{}-{}", std::process::id(), database.len());
         let mut servers = Self { children: Vec::new(), bases: Vec::new(), admin_token };
         for n in 1..=count {
@@ -308,7 +292,20 @@ impl Drop for Servers {
 
 /// Runs `flash-sale` against every process (output shown as it comes) and
 /// reads its JSON line.
-fn flash_sale(servers: &Servers, extra: &[String]) -> Result<Summary, String> {
+pub(crate) fn flash_sale(servers: &Servers, extra: &[String]) -> Result<Summary, String> {
+    let json = flash_sale_json(servers, extra)?;
+    let number = |key: &str| json_number(&json, key).ok_or_else(|| format!("no {key} in {json}"));
+    let holds = number("holds")?;
+    Ok(Summary {
+        decisions_per_second: number("holdDecisionsPerSecond")?,
+        p50_ms: number("holdP50Ms")?,
+        p99_ms: number("holdP99Ms")?,
+        held_percent: if holds > 0.0 { 100.0 * number("held")? / holds } else { 0.0 },
+    })
+}
+
+/// Runs `flash-sale` (output shown as it comes); its JSON line.
+pub(crate) fn flash_sale_json(servers: &Servers, extra: &[String]) -> Result<String, String> {
     let mut load = Command::new(target_dir().join("release").join("flash-sale"))
         .arg(servers.bases.join(","))
         .arg(&servers.admin_token)
@@ -320,7 +317,7 @@ fn flash_sale(servers: &Servers, extra: &[String]) -> Result<Summary, String> {
     let mut json = None;
     for line in BufReader::new(stdout).lines().map_while(Result::ok) {
         println!("{line}");
-        if line.contains("\"holdDecisionsPerSecond\"") {
+        if line.starts_with('{') && line.contains("\"bench\"") {
             json = Some(line);
         }
     }
@@ -328,19 +325,11 @@ fn flash_sale(servers: &Servers, extra: &[String]) -> Result<Summary, String> {
     if !status.success() {
         return Err(format!("flash-sale failed: {status}"));
     }
-    let json = json.ok_or("flash-sale printed no JSON line")?;
-    let number = |key: &str| json_number(&json, key).ok_or_else(|| format!("no {key} in {json}"));
-    let holds = number("holds")?;
-    Ok(Summary {
-        decisions_per_second: number("holdDecisionsPerSecond")?,
-        p50_ms: number("holdP50Ms")?,
-        p99_ms: number("holdP99Ms")?,
-        held_percent: if holds > 0.0 { 100.0 * number("held")? / holds } else { 0.0 },
-    })
+    json.ok_or_else(|| "flash-sale printed no JSON line".to_owned())
 }
 
 /// The number after `"key":` in a flat JSON line.
-fn json_number(json: &str, key: &str) -> Option<f64> {
+pub(crate) fn json_number(json: &str, key: &str) -> Option<f64> {
     let at = json.find(&format!("\"{key}\":"))? + key.len() + 3;
     let rest = &json[at..];
     let end = rest.find([',', '}']).unwrap_or(rest.len());
@@ -366,7 +355,7 @@ fn checkpoint(postgres: &TestPostgres) -> Result<(), String> {
 }
 
 /// The settings that matter for commit throughput; returns the version.
-fn print_settings(postgres: &TestPostgres) -> Result<String, String> {
+pub(crate) fn print_settings(postgres: &TestPostgres) -> Result<String, String> {
     let version = psql(postgres, "postgres", "SHOW server_version")?;
     let settings = psql(
         postgres,
@@ -388,7 +377,7 @@ fn print_settings(postgres: &TestPostgres) -> Result<String, String> {
 /// Seed 003's SQL: one hold decision per transaction, `SELECT … FOR UPDATE`
 /// of the seat then a conditional `UPDATE` (held if free or expired), on a
 /// fresh database of the same PostgreSQL, under pgbench.
-fn seed_sql(postgres: &TestPostgres, seconds: u64, clients: u64) -> Result<Summary, String> {
+pub(crate) fn seed_sql(postgres: &TestPostgres, seconds: u64, clients: u64) -> Result<Summary, String> {
     const DATABASE: &str = "seed_sql";
     const SCRIPT: &str = "\\set seat random(0, 19999)
 \\set holder random(1, 10000)
