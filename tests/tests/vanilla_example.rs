@@ -1,7 +1,8 @@
 //! The framework-free example (`examples/vanilla/`, served from the release
 //! UI's dist at `/examples/vanilla/`) against the real server in headless
 //! Chromium: the JS package draws the seats, a hold shows its countdown,
-//! another customer's hold arrives over the event stream, confirm sells.
+//! another customer's hold arrives over the event stream, confirm sells; all
+//! under the UI's Content-Security-Policy.
 
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -15,6 +16,11 @@ const SEAT: &str = "[data-seat-id=\"B7\"]";
 #[tokio::test]
 async fn the_vanilla_example_holds_a_seat_with_a_countdown_and_confirms_it() -> anyhow::Result<()> {
     let server = Server::start(&[]).await?;
+    // Served with the UI's strict policy (no inline script or style), which the page works under.
+    let page = reqwest::get(format!("{}/examples/vanilla/", server.base_url)).await?;
+    let policy = page.headers().get("content-security-policy").and_then(|v| v.to_str().ok()).unwrap_or("");
+    assert!(policy.contains("script-src 'self' 'wasm-unsafe-eval'"), "the example's policy: {policy:?}");
+    assert!(page.text().await?.contains("<script type=\"module\" src=\"main.js\">"));
     let browser = Browser::start().await?;
     browser.client.goto(&format!("{}/examples/vanilla/?show=demo-theatre", server.base_url)).await?;
     let drawn = browser
