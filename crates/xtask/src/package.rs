@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install;
 use crate::run::{Step, root, run_checked, target_dir, tool, web_dist};
+use crate::{bench, install};
 
 /// The package name JavaScript developers install and import.
 const NAME: &str = "seathold-seat-state";
@@ -21,6 +21,11 @@ pub fn web_dir() -> PathBuf {
 /// The Node package.
 pub fn node_dir() -> PathBuf {
     root().join("target").join("pkg-node")
+}
+
+/// The optimized wasm both packages share.
+pub fn web_wasm() -> PathBuf {
+    web_dir().join(format!("{STEM}_bg.wasm"))
 }
 
 /// `cargo xtask package`: the installs it needs, then both packages.
@@ -68,6 +73,7 @@ pub fn build() -> Result<(), String> {
         copy(&root().join("crates/seat-state-js/README.md"), &dir.join("README.md"))?;
         step.done()?;
     }
+    println!("    JS package wasm: {} B gzip -9, {}", bench::gzip_9_size(&web_wasm())?, web_wasm().display());
     Ok(())
 }
 
