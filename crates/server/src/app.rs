@@ -27,7 +27,7 @@ pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
     let timed = middleware::from_fn_with_state(state.clone(), metrics::track_latency);
     let (api, api_doc) = routes::router().routes(routes!(openapi::openapi_json)).split_for_parts();
     let (operations, operations_doc) = routes::health::router().split_for_parts();
-    let document = openapi::document(api_doc, operations_doc).to_json().unwrap_or_else(|error| {
+    let document = openapi::document(api_doc, operations_doc).unwrap_or_else(|error| {
         tracing::error!(%error, "the OpenAPI document does not serialize");
         "{}".to_owned()
     });

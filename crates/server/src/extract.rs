@@ -32,6 +32,20 @@ impl<S: Send + Sync> FromRequestParts<S> for Now {
     }
 }
 
+/// Query parameters of a documented shape; anything else → 400 in API.md's format.
+#[derive(Debug)]
+pub struct ApiQuery<T>(pub T);
+
+impl<S: Send + Sync, T: DeserializeOwned> FromRequestParts<S> for ApiQuery<T> {
+    type Rejection = AppError;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, AppError> {
+        axum::extract::Query::try_from_uri(&parts.uri)
+            .map(|query| ApiQuery(query.0))
+            .map_err(|error| AppError::BadRequest(format!("the query does not have the documented shape ({error})")))
+    }
+}
+
 /// Longest a request body may take to arrive, whole: a client that sends
 /// it slowly (or never) gets 408 instead of holding the request open.
 pub const BODY_DEADLINE: std::time::Duration = std::time::Duration::from_secs(15);
@@ -56,8 +70,34 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
         if bytes.iter().find(|byte| !byte.is_ascii_whitespace()) != Some(&b'{') {
             return Err(AppError::BadRequest("expected a JSON object".into()));
         }
-        serde_json::from_slice(&bytes)
+        let first = serde_json::from_slice(&bytes);
+        // JSON does not tell 3 from 3.0 (nor does JSON Schema's "integer"):
+        // a whole number written as a float is tried again as an integer.
+        let retried = first.or_else(|error| {
+            let mut value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|_| error)?;
+            whole_floats_as_integers(&mut value);
+            serde_json::from_value(value)
+        });
+        retried
             .map(ApiJson)
             .map_err(|error| AppError::BadRequest(format!("expected JSON of the documented shape ({error})")))
+    }
+}
+
+/// Exactly representable whole floats (|n| < 2^53) become integers.
+fn whole_floats_as_integers(value: &mut serde_json::Value) {
+    const EXACT: f64 = 9_007_199_254_740_992.0;
+    match value {
+        serde_json::Value::Number(number) => {
+            if let Some(float) = number.as_f64().filter(|f| number.is_f64() && f.fract() == 0.0 && f.abs() < EXACT) {
+                // In range by the filter: the cast is exact.
+                #[allow(clippy::cast_possible_truncation)]
+                let whole = float as i64;
+                *number = whole.into();
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(whole_floats_as_integers),
+        serde_json::Value::Object(fields) => fields.values_mut().for_each(whole_floats_as_integers),
+        _ => {}
     }
 }

@@ -1,6 +1,8 @@
 //! The OpenAPI document, generated from the routes' own annotations
 //! (`utoipa`), so it cannot drift from what the router serves.
 
+mod contract;
+
 use std::sync::Arc;
 
 use axum::Extension;
@@ -38,11 +40,14 @@ impl Modify for Security {
     }
 }
 
-/// The whole document: `api` served under `/api`, `operations` at the root.
-pub fn document(api: utoipa::openapi::OpenApi, operations: utoipa::openapi::OpenApi) -> utoipa::openapi::OpenApi {
+/// The whole document as JSON: `api` served under `/api`, `operations` at
+/// the root, with API.md's constraints added (`contract`).
+pub fn document(api: utoipa::openapi::OpenApi, operations: utoipa::openapi::OpenApi) -> serde_json::Result<String> {
     let mut document = ApiDoc::openapi().nest("/api", api);
     document.merge(operations);
-    document
+    let mut json = serde_json::to_value(&document)?;
+    contract::apply(&mut json);
+    serde_json::to_string(&json)
 }
 
 /// This document, as JSON.

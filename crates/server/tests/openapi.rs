@@ -15,15 +15,15 @@ const CONTRACT: [(&str, &str); 16] = [
     ("post", "/api/sessions"),
     ("post", "/api/admin/shows"),
     ("get", "/api/shows"),
-    ("get", "/api/shows/{show_id}"),
-    ("get", "/api/shows/{show_id}/seats"),
-    ("get", "/api/shows/{show_id}/events"),
-    ("post", "/api/shows/{show_id}/holds"),
+    ("get", "/api/shows/{showId}"),
+    ("get", "/api/shows/{showId}/seats"),
+    ("get", "/api/shows/{showId}/events"),
+    ("post", "/api/shows/{showId}/holds"),
     ("get", "/api/holds"),
-    ("get", "/api/holds/{hold_id}"),
-    ("delete", "/api/holds/{hold_id}"),
-    ("post", "/api/holds/{hold_id}/extend"),
-    ("post", "/api/holds/{hold_id}/confirm"),
+    ("get", "/api/holds/{holdId}"),
+    ("delete", "/api/holds/{holdId}"),
+    ("post", "/api/holds/{holdId}/extend"),
+    ("post", "/api/holds/{holdId}/confirm"),
     ("get", "/api/time"),
     ("get", "/api/openapi.json"),
     ("get", "/healthz"),
@@ -48,7 +48,7 @@ async fn the_document_lists_exactly_the_contract_and_every_route_in_it_is_served
     assert_eq!(documented, contract);
 
     for (method, path) in &documented {
-        let concrete = path.replace("{show_id}", "no-such-show").replace("{hold_id}", "no-such-hold");
+        let concrete = path.replace("{showId}", "no-such-show").replace("{holdId}", "no-such-hold");
         let served = app.call(&method.to_uppercase(), &concrete, None, None).await;
         assert_ne!(served.status, 405, "{method} {path}");
         assert_ne!(served.body["error"], "not_found", "{method} {path} is documented but not routed");

@@ -4,7 +4,7 @@ use std::collections::VecDeque;
 use std::convert::Infallible;
 use std::time::Duration;
 
-use axum::extract::{Path, Query, State};
+use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::stream::{self, Stream};
@@ -19,7 +19,7 @@ use crate::clock::SharedClock;
 use crate::engine::ShowHandle;
 use crate::engine::events::{Start, Subscription};
 use crate::error::AppError;
-use crate::extract::Now;
+use crate::extract::{ApiQuery, Now};
 use crate::limits::ClientAddress;
 use crate::session::MaybeSession;
 use crate::state::AppState;
@@ -33,12 +33,13 @@ pub fn router() -> OpenApiRouter<AppState> {
 
 /// Live changes as server-sent events: a `snapshot` (the seat-map body), then
 /// `change` events with rising `id`; `Last-Event-ID` resumes.
-#[utoipa::path(get, path = "/shows/{show_id}/events", tag = "shows",
-    params(("show_id" = String, Path, description = "The show's id"),
+#[utoipa::path(get, path = "/shows/{showId}/events", tag = "shows",
+    params(("showId" = String, Path, description = "The show's id"),
            ("Last-Event-ID" = Option<i64>, Header, description = "The last version received"),
            ("lastEventId" = Option<i64>, Query, description = "The same, for clients that cannot set headers")),
     responses((status = 200, content_type = "text/event-stream", body = ChangeEvent,
                description = "`snapshot` (SeatMap) then `change` (ChangeEvent) events"),
+              (status = 400, description = "bad_request: lastEventId or Last-Event-ID is not an integer", body = seat_state::wire::ErrorBody),
               (status = 404, description = "unknown_show", body = seat_state::wire::ErrorBody),
               (status = 503, description = "unavailable: too many live streams (Retry-After); poll the seat map", body = seat_state::wire::ErrorBody)))]
 async fn events(
@@ -47,15 +48,14 @@ async fn events(
     State(state): State<AppState>,
     Now(now): Now,
     Path(show_id): Path<String>,
-    Query(query): Query<Resume>,
+    ApiQuery(query): ApiQuery<Resume>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
     let slot = state.streams.take(address)?;
     // The header on the browser's own reconnects; the query parameter when a
     // client opens a new EventSource itself (it cannot set headers).
-    let after =
-        headers.get("last-event-id").and_then(|value| value.to_str().ok()?.trim().parse().ok()).or(query.last_event_id);
+    let after = last_event_id(&headers)?.or(query.last_event_id);
     let viewer = viewer.map(|holder| HolderId::new(holder.as_ref()));
     let subscription = show.subscribe(viewer.clone(), after, now).await?;
     let feed = Feed {
@@ -73,6 +73,16 @@ async fn events(
         feed.next().await.map(|event| (Ok(event), (feed, slot)))
     });
     Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
+}
+
+/// The `Last-Event-ID` header: a version, or absent; anything else → 400.
+fn last_event_id(headers: &HeaderMap) -> Result<Option<i64>, AppError> {
+    let Some(value) = headers.get("last-event-id") else { return Ok(None) };
+    let text = value.to_str().map(str::trim).unwrap_or("?");
+    if text.is_empty() {
+        return Ok(None);
+    }
+    text.parse().map(Some).map_err(|_| AppError::BadRequest("Last-Event-ID must be an integer version".into()))
 }
 
 /// `?lastEventId=N`: resume after version N.

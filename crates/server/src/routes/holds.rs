@@ -39,8 +39,8 @@ fn decided(status: StatusCode, hold: Decided<HoldBody>) -> Response {
 
 /// Holds seats and area places, all or nothing. Checks run in API.md's
 /// order: session, show, body, then the rules.
-#[utoipa::path(post, path = "/shows/{show_id}/holds", tag = "holds", request_body = HoldRequestBody,
-    params(("show_id" = String, Path, description = "The show's id")), security(("session" = []), ("cookie" = [])),
+#[utoipa::path(post, path = "/shows/{showId}/holds", tag = "holds", request_body = HoldRequestBody,
+    params(("showId" = String, Path, description = "The show's id")), security(("session" = []), ("cookie" = [])),
     responses(
         (status = 201, description = "held", body = HoldBody),
         (status = 200, description = "the same request again: the hold as it stands", body = HoldBody),
@@ -87,7 +87,7 @@ async fn show_of(state: &AppState, hold_id: &str) -> Result<(HoldId, ShowHandle)
 }
 
 /// One of the caller's holds.
-#[utoipa::path(get, path = "/holds/{hold_id}", tag = "holds", params(("hold_id" = String, Path)),
+#[utoipa::path(get, path = "/holds/{holdId}", tag = "holds", params(("holdId" = String, Path)),
     security(("session" = []), ("cookie" = [])),
     responses((status = 200, body = HoldBody), (status = 401, description = "unauthorized", body = ErrorBody),
               (status = 404, description = "no_hold", body = ErrorBody)))]
@@ -114,7 +114,7 @@ async fn act(state: &AppState, session: &Session, hold_id: &str, action: Action)
 }
 
 /// Moves the stored deadline by `extensionSeconds`, at most `maxExtensions` times.
-#[utoipa::path(post, path = "/holds/{hold_id}/extend", tag = "holds", params(("hold_id" = String, Path)),
+#[utoipa::path(post, path = "/holds/{holdId}/extend", tag = "holds", params(("holdId" = String, Path)),
     security(("session" = []), ("cookie" = [])),
     responses((status = 200, body = HoldBody), (status = 401, description = "unauthorized", body = ErrorBody),
               (status = 404, description = "no_hold", body = ErrorBody),
@@ -131,7 +131,7 @@ async fn extend_hold(
 }
 
 /// Confirms (buys) the hold; again answers the same confirmation.
-#[utoipa::path(post, path = "/holds/{hold_id}/confirm", tag = "holds", params(("hold_id" = String, Path)),
+#[utoipa::path(post, path = "/holds/{holdId}/confirm", tag = "holds", params(("holdId" = String, Path)),
     security(("session" = []), ("cookie" = [])),
     responses((status = 200, body = HoldBody), (status = 401, description = "unauthorized", body = ErrorBody),
               (status = 404, description = "no_hold", body = ErrorBody),
@@ -147,7 +147,7 @@ async fn confirm_hold(
 }
 
 /// Releases the hold (also when already released or expired).
-#[utoipa::path(delete, path = "/holds/{hold_id}", tag = "holds", params(("hold_id" = String, Path)),
+#[utoipa::path(delete, path = "/holds/{holdId}", tag = "holds", params(("holdId" = String, Path)),
     security(("session" = []), ("cookie" = [])),
     responses((status = 204, description = "released"), (status = 401, description = "unauthorized", body = ErrorBody),
               (status = 404, description = "no_hold", body = ErrorBody),

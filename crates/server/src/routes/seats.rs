@@ -19,8 +19,8 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// Facts of every seat and area (session optional: it sets `mine`).
-#[utoipa::path(get, path = "/shows/{show_id}/seats", tag = "shows",
-    params(("show_id" = String, Path, description = "The show's id")), security((), ("session" = []), ("cookie" = [])),
+#[utoipa::path(get, path = "/shows/{showId}/seats", tag = "shows",
+    params(("showId" = String, Path, description = "The show's id")), security((), ("session" = []), ("cookie" = [])),
     responses((status = 200, body = SeatMap), (status = 404, description = "unknown_show", body = ErrorBody)))]
 async fn seat_map(
     MaybeSession(viewer): MaybeSession,

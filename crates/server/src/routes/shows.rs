@@ -29,8 +29,8 @@ async fn list_shows(State(state): State<AppState>, Now(now): Now) -> Result<Json
 }
 
 /// One show's definition: seats with positions, areas, hold rules.
-#[utoipa::path(get, path = "/shows/{show_id}", tag = "shows",
-    params(("show_id" = String, Path, description = "The show's id")),
+#[utoipa::path(get, path = "/shows/{showId}", tag = "shows",
+    params(("showId" = String, Path, description = "The show's id")),
     responses((status = 200, body = ShowBody), (status = 404, description = "unknown_show", body = ErrorBody)))]
 async fn get_show(
     State(state): State<AppState>,
