@@ -3,6 +3,12 @@
 //! batch at that instant (never earlier than any instant it decided before),
 //! commits the batch in one transaction (group commit) and only then answers.
 //!
+//! A batch is answered only once it is on disk, but the writer does not wait
+//! idle for the disk: while one batch is being flushed it decides and writes
+//! the next (at most one in flight), and the store's next flush covers both.
+//! Reads are answered only when nothing is in flight, so nobody is shown a
+//! decision that a crash could still take back.
+//!
 //! When a commit fails, the in-memory state holds decisions that are not
 //! durable, so the writer rebuilds it from storage before anything else; if
 //! that fails too, the show answers `Unavailable` until a reload works.
@@ -16,7 +22,7 @@ use seat_state::{Change, HoldId, ServerMillis, ShowState};
 
 use crate::clock::SharedClock;
 use crate::metrics::Metrics;
-use crate::store::{CommitError, LoadedHolds, Store};
+use crate::store::{CommitError, Durable, LoadedHolds, Store};
 
 use super::commands::{Command, Decided as Answer, Read, Write};
 use super::decide::{Decided, Outcome};
@@ -40,6 +46,25 @@ pub struct ShowActor {
     latest: ServerMillis,
     /// The state may hold uncommitted decisions: answer nothing from it.
     broken: bool,
+    /// A batch written, not yet on disk, not yet answered.
+    in_flight: Option<InFlight>,
+}
+
+/// A written batch waiting for its flush.
+struct InFlight {
+    decided: Decided,
+    writes: Vec<Write>,
+    durable: Durable,
+    /// When its batch began, for the commit-time metric.
+    started: std::time::Instant,
+}
+
+/// What woke the writer.
+enum Wake {
+    /// The batch in flight is on disk (or the flush failed).
+    Flushed(Result<(), CommitError>),
+    /// Commands arrived (`0`: every handle is gone).
+    Commands(usize),
 }
 
 impl ShowActor {
@@ -62,40 +87,88 @@ impl ShowActor {
             clock,
             events: EventHub::default(),
             broken: false,
+            in_flight: None,
         }
     }
 
     /// Serves commands until every handle is dropped.
     pub async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
         let mut batch = Vec::with_capacity(MAX_BATCH);
-        while commands.recv_many(&mut batch, MAX_BATCH).await > 0 {
-            let (mut writes, mut reads, mut refresh) = (Vec::new(), Vec::new(), false);
-            for command in batch.drain(..) {
-                match command {
-                    Command::Write(write) => writes.push(write),
-                    Command::Read(read) => reads.push(read),
-                    Command::Refresh => refresh = true,
-                }
-            }
-            if self.broken && self.reload().await.is_err() {
-                writes.into_iter().for_each(|write| write.fail(|| EngineError::Unavailable));
-                reads.into_iter().for_each(|read| read.fail(EngineError::Unavailable));
-                continue;
-            }
-            if !writes.is_empty() {
-                self.write(writes).await;
-            } else if (!reads.is_empty() || (refresh && self.events.watched()))
-                && self.store.shared()
-                && self.refresh().await.is_err()
-            {
-                // Another process may have written: a read answers what is stored, or nothing.
-                reads.into_iter().for_each(|read| read.fail(EngineError::Unavailable));
-                continue;
-            }
-            for read in reads {
-                self.read(read);
+        loop {
+            let wake = match self.in_flight.as_mut() {
+                None => Wake::Commands(commands.recv_many(&mut batch, MAX_BATCH).await),
+                // `recv_many` is cancel-safe: nothing is lost when the flush wins.
+                Some(in_flight) => tokio::select! {
+                    biased;
+                    flushed = &mut in_flight.durable => Wake::Flushed(flushed),
+                    received = commands.recv_many(&mut batch, MAX_BATCH) => Wake::Commands(received),
+                },
+            };
+            match wake {
+                Wake::Flushed(flushed) => self.land(flushed),
+                Wake::Commands(0) => return self.settle().await,
+                Wake::Commands(_) => self.serve(&mut batch).await,
             }
         }
+    }
+
+    async fn serve(&mut self, batch: &mut Vec<Command>) {
+        let (mut writes, mut reads, mut refresh) = (Vec::new(), Vec::new(), false);
+        for command in batch.drain(..) {
+            match command {
+                Command::Write(write) => writes.push(write),
+                Command::Read(read) => reads.push(read),
+                Command::Refresh => refresh = true,
+            }
+        }
+        if self.broken && self.reload().await.is_err() {
+            writes.into_iter().for_each(|write| write.fail(|| EngineError::Unavailable));
+            reads.into_iter().for_each(|read| read.fail(EngineError::Unavailable));
+            return;
+        }
+        if !writes.is_empty() {
+            self.write(writes).await;
+        } else if (!reads.is_empty() || (refresh && self.events.watched()))
+            && self.store.shared()
+            && self.refresh().await.is_err()
+        {
+            // Another process may have written: a read answers what is stored, or nothing.
+            reads.into_iter().for_each(|read| read.fail(EngineError::Unavailable));
+            return;
+        }
+        if !reads.is_empty() {
+            // Reads see only what is on disk.
+            self.settle().await;
+        }
+        for read in reads {
+            self.read(read);
+        }
+    }
+
+    /// Waits for the batch in flight, if any, and answers it.
+    async fn settle(&mut self) {
+        if let Some(in_flight) = self.in_flight.as_mut() {
+            let flushed = (&mut in_flight.durable).await;
+            self.land(flushed);
+        }
+    }
+
+    /// The batch in flight is on disk: answer it. If the disk refused it,
+    /// the decisions after it were made on top of it and acknowledged
+    /// nothing yet, but nothing read from storage can be trusted to say
+    /// what is on disk: the process stops and a restart recovers from the
+    /// disk itself (what PostgreSQL does when a flush fails).
+    fn land(&mut self, flushed: Result<(), CommitError>) {
+        let Some(InFlight { decided, writes, started, .. }) = self.in_flight.take() else { return };
+        if let Err(error) = flushed {
+            tracing::error!(show = %self.show_id, %error, "flushing a written batch failed; stopping");
+            std::process::abort();
+        }
+        if !decided.transitions.is_empty() {
+            self.metrics.commit_batch.observe(decided.transitions.len() as f64);
+            self.metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
+        }
+        self.publish(decided, writes);
     }
 
     /// The instant a batch is decided at: the store's clock when it has one
@@ -107,13 +180,25 @@ impl ShowActor {
     }
 
     async fn write(&mut self, writes: Vec<Write>) {
+        if self.store.shared() {
+            // Catching up publishes others' changes: ours must be out first.
+            self.settle().await;
+        }
         let mut foreign = HashSet::new();
         let mut reloaded_for_stale = false;
         loop {
+            let started = std::time::Instant::now();
             let error = match self.attempt(&writes, &foreign).await {
-                Ok(decided) => return self.publish(decided, writes),
+                Ok((decided, durable)) => {
+                    // Answers go out in commit order: the batch before first.
+                    self.settle().await;
+                    self.in_flight = Some(InFlight { decided, writes, durable, started });
+                    return;
+                }
                 Err(error) => error,
             };
+            // What was written before stays written; answer it before reloading.
+            self.settle().await;
             // Uncommitted decisions are in memory: storage is the truth again.
             let retry = match &error {
                 CommitError::Stale(_) => !std::mem::replace(&mut reloaded_for_stale, true),
@@ -165,9 +250,12 @@ impl ShowActor {
     /// One try at a batch: open it (in a shared store: take the show's lock,
     /// read the database's clock, catch up with what others committed),
     /// decide every write at one instant, commit.
-    async fn attempt(&mut self, writes: &[Write], foreign: &HashSet<HoldId>) -> Result<Decided, CommitError> {
+    async fn attempt(
+        &mut self,
+        writes: &[Write],
+        foreign: &HashSet<HoldId>,
+    ) -> Result<(Decided, Durable), CommitError> {
         let (store, show_id) = (Arc::clone(&self.store), Arc::clone(&self.show_id));
-        let started = std::time::Instant::now();
         let mut batch = store.begin_batch(&show_id, self.state.version()).await?;
         let missed = batch.take_missed();
         if !missed.is_empty() {
@@ -176,12 +264,8 @@ impl ShowActor {
         }
         let at = self.instant(batch.now());
         let decided = self.decide_all(writes, at, foreign);
-        let result = batch.commit(Arc::clone(&decided.transitions)).await;
-        if !decided.transitions.is_empty() {
-            self.metrics.commit_batch.observe(decided.transitions.len() as f64);
-            self.metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
-        }
-        result.map(|()| decided)
+        let durable = batch.commit_written(Arc::clone(&decided.transitions)).await?;
+        Ok((decided, durable))
     }
 
     /// Applies what other processes committed since this writer's version.

@@ -8,7 +8,13 @@ use async_trait::async_trait;
 use seat_state::wire::ShowSummary;
 use seat_state::{HoldId, HolderId, ServerMillis, Show};
 
-use super::{Batch, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, LocalBatch, Store, Transition};
+use super::{
+    Batch, CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, LocalBatch, Store, Transition,
+};
+
+/// Polls a written batch takes to become durable: long enough for the
+/// writer to take, decide and write its next batch meanwhile.
+const FLUSH_POLLS: usize = 3;
 
 /// How the next commit goes wrong.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -177,6 +183,27 @@ impl Store for FaultyStore {
     async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {
         match self.next_commit_fault() {
             None => self.inner.commit(show_id, transitions).await,
+            Some(CommitFault::Lost) => Err(anyhow::anyhow!("injected fault: commit lost").into()),
+            Some(CommitFault::Ambiguous) => {
+                self.inner.commit(show_id, transitions).await?;
+                Err(anyhow::anyhow!("injected fault: commit written, answer lost").into())
+            }
+        }
+    }
+
+    /// The inner store's early answer, with its flush a few polls later, so
+    /// the writer's next batch is decided while this one is still in flight.
+    async fn commit_written(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<Durable, CommitError> {
+        match self.next_commit_fault() {
+            None => {
+                let durable = self.inner.commit_written(show_id, transitions).await?;
+                Ok(Box::pin(async move {
+                    for _ in 0..FLUSH_POLLS {
+                        tokio::task::yield_now().await;
+                    }
+                    durable.await
+                }))
+            }
             Some(CommitFault::Lost) => Err(anyhow::anyhow!("injected fault: commit lost").into()),
             Some(CommitFault::Ambiguous) => {
                 self.inner.commit(show_id, transitions).await?;

@@ -10,6 +10,8 @@ mod postgres;
 mod shared_memory;
 mod sqlite;
 
+use std::future::Future;
+use std::pin::Pin;
 use std::sync::Arc;
 
 use async_trait::async_trait;
@@ -86,6 +88,15 @@ pub enum CommitError {
     Failed(#[from] anyhow::Error),
 }
 
+/// Resolves once a written batch is on disk; until then nothing about it
+/// may be acknowledged. An error means the disk may have dropped it.
+pub type Durable = Pin<Box<dyn Future<Output = Result<(), CommitError>> + Send>>;
+
+/// A batch that was durable when its write returned.
+pub fn durable_now() -> Durable {
+    Box::pin(std::future::ready(Ok(())))
+}
+
 /// One show's batch in the making: opened before its writer decides,
 /// committed after. For a store several processes share, it is a
 /// transaction that holds the show's write lock from `begin_batch` to
@@ -101,6 +112,11 @@ pub trait Batch: Send {
     fn take_missed(&mut self) -> Vec<JournalEntry>;
     /// Writes the transitions as [`Store::commit`] does and ends the batch.
     async fn commit(self: Box<Self>, transitions: Arc<[Transition]>) -> Result<(), CommitError>;
+    /// Writes as [`Batch::commit`] does, but may return before the write is
+    /// on disk, so the writer can decide its next batch meanwhile.
+    async fn commit_written(self: Box<Self>, transitions: Arc<[Transition]>) -> Result<Durable, CommitError> {
+        self.commit(transitions).await.map(|()| durable_now())
+    }
 }
 
 /// The batch of a store only this process writes: nothing to lock, nothing
@@ -131,6 +147,13 @@ impl<S: Store + ?Sized> Batch for LocalBatch<'_, S> {
             return Ok(());
         }
         self.store.commit(self.show_id, transitions).await
+    }
+
+    async fn commit_written(self: Box<Self>, transitions: Arc<[Transition]>) -> Result<Durable, CommitError> {
+        if transitions.is_empty() {
+            return Ok(durable_now());
+        }
+        self.store.commit_written(self.show_id, transitions).await
     }
 }
 
@@ -182,6 +205,12 @@ pub trait Store: Send + Sync + 'static {
     /// unique across shows (a constraint, checked in the same transaction).
     /// Shared, not copied: the writer keeps the batch while the store writes it.
     async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError>;
+    /// Writes as [`Store::commit`] does, but may return once the write is
+    /// visible to every later read and before it is on disk: the
+    /// [`Durable`] resolves when it is. Durable writes come in commit order.
+    async fn commit_written(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<Durable, CommitError> {
+        self.commit(show_id, transitions).await.map(|()| durable_now())
+    }
     /// Outbox entries due at `now`, oldest deadline first, at most `limit`.
     async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>>;
     /// Marks outbox entries done (their expiry happened, or was stale).

@@ -17,10 +17,11 @@ use rusqlite_migration::{M, Migrations};
 use seat_state::wire::{ShowInput, ShowSummary};
 use seat_state::{ServerMillis, Show};
 
-use super::{CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition};
+use super::{CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, Store, Transition, durable_now};
 use seat_state::{HoldId, HolderId};
 
 mod connections;
+mod flush;
 mod holds;
 mod lock;
 
@@ -61,7 +62,9 @@ pub struct SqliteStore {
     /// `None` for a private (`:memory:`) database: the writer reads too.
     readers: Option<Arc<connections::Readers>>,
     _checkpointer: Option<Arc<connections::Checkpointer>>,
-    sync: Durability,
+    /// At `synchronous=full` on a file: the writer commits without waiting
+    /// for the disk and this flushes the WAL for many commits at once.
+    flush: Option<Arc<flush::WalFlush>>,
     /// One process per file: held while any clone of the store lives.
     _process_lock: Arc<lock::ProcessLock>,
 }
@@ -77,9 +80,11 @@ impl SqliteStore {
         let path = path.as_ref().to_owned();
         tokio::task::spawn_blocking(move || {
             let process_lock = lock::acquire(&path)?;
-            let mut writer = connections::open(&path, sync)?;
+            let private = connections::is_private(&path);
+            let flush = (sync == Durability::Full && !private).then(|| Arc::new(flush::WalFlush::new(&path)));
+            let mut writer = connections::open(&path, if flush.is_some() { Durability::Normal } else { sync })?;
             migrations().to_latest(&mut writer).context("migrating the SQLite database")?;
-            let (readers, checkpointer) = if connections::is_private(&path) {
+            let (readers, checkpointer) = if private {
                 (None, None)
             } else {
                 (
@@ -91,15 +96,33 @@ impl SqliteStore {
                 writer: Arc::new(Mutex::new(writer)),
                 readers,
                 _checkpointer: checkpointer,
-                sync,
+                flush,
                 _process_lock: Arc::new(process_lock),
             })
         })
         .await?
     }
 
-    /// Runs `work` on the writer connection on a blocking thread.
+    /// Runs `work` on the writer connection on a blocking thread; returns
+    /// once what it wrote is on disk.
     async fn with<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> anyhow::Result<T> + Send + 'static,
+    ) -> anyhow::Result<T> {
+        let (writer, flush) = (Arc::clone(&self.writer), self.flush.clone());
+        tokio::task::spawn_blocking(move || {
+            let (value, ticket) = write(&writer, flush.as_deref(), work)?;
+            if let (Some(flush), Some(ticket)) = (flush, ticket) {
+                flush.wait_durable(ticket).context("flushing the SQLite WAL")?;
+            }
+            Ok(value)
+        })
+        .await?
+    }
+
+    /// Runs `work` on the writer connection without waiting for the disk:
+    /// for writes whose loss costs nothing but a repeat.
+    async fn with_unflushed<T: Send + 'static>(
         &self,
         work: impl FnOnce(&mut Connection) -> anyhow::Result<T> + Send + 'static,
     ) -> anyhow::Result<T> {
@@ -125,6 +148,18 @@ impl SqliteStore {
         })
         .await?
     }
+}
+
+/// Runs `work` holding the writer, and takes its flush ticket before
+/// letting go, so tickets follow commit order.
+fn write<T, E: From<anyhow::Error>>(
+    writer: &Mutex<Connection>,
+    flush: Option<&flush::WalFlush>,
+    work: impl FnOnce(&mut Connection) -> Result<T, E>,
+) -> Result<(T, Option<u64>), E> {
+    let mut connection = lock_writer(writer)?;
+    let value = work(&mut connection)?;
+    Ok((value, flush.map(flush::WalFlush::written)))
 }
 
 fn lock_writer(writer: &Mutex<Connection>) -> anyhow::Result<MutexGuard<'_, Connection>> {
@@ -231,11 +266,29 @@ impl Store for SqliteStore {
     }
 
     async fn commit(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<(), CommitError> {
+        self.commit_written(show_id, transitions).await?.await
+    }
+
+    async fn commit_written(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<Durable, CommitError> {
         let show_id = show_id.to_owned();
-        let writer = Arc::clone(&self.writer);
-        tokio::task::spawn_blocking(move || holds::commit(&mut *lock_writer(&writer)?, &show_id, &transitions))
-            .await
-            .map_err(|error| CommitError::Failed(error.into()))?
+        let (writer, flush) = (Arc::clone(&self.writer), self.flush.clone());
+        let ticket = tokio::task::spawn_blocking(move || {
+            write(&writer, flush.as_deref(), |connection| holds::commit(connection, &show_id, &transitions))
+        })
+        .await
+        .map_err(|error| CommitError::Failed(error.into()))??
+        .1;
+        let (Some(flush), Some(ticket)) = (self.flush.clone(), ticket) else { return Ok(durable_now()) };
+        Ok(Box::pin(async move {
+            let flushed = tokio::task::spawn_blocking(move || flush.wait_durable(ticket)).await;
+            match flushed {
+                Ok(Ok(())) => Ok(()),
+                Ok(Err(error)) => {
+                    Err(CommitError::Failed(anyhow::Error::new(error).context("flushing the SQLite WAL")))
+                }
+                Err(error) => Err(CommitError::Failed(error.into())),
+            }
+        }))
     }
 
     async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>> {
@@ -263,17 +316,9 @@ impl Store for SqliteStore {
     }
 
     async fn finish_expiries(&self, seqs: Vec<i64>, now: ServerMillis) -> anyhow::Result<()> {
-        let sync = self.sync;
-        self.with(move |connection| {
-            // A lost mark costs only a rerun that finds nothing to do, so
-            // this commit does not wait for the disk; the next commit's
-            // flush carries it.
-            connection.pragma_update(None, "synchronous", Durability::Normal.pragma())?;
-            let marked = mark_done(connection, &seqs, now);
-            connection.pragma_update(None, "synchronous", sync.pragma())?;
-            marked
-        })
-        .await
+        // A lost mark costs only a rerun that finds nothing to do: no flush
+        // of its own (the next commit's carries it).
+        self.with_unflushed(move |connection| mark_done(connection, &seqs, now)).await
     }
 }
 
