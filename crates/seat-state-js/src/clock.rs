@@ -29,9 +29,9 @@ impl ClockSync {
     #[wasm_bindgen(js_name = addSample)]
     pub fn add_sample(
         &mut self,
-        sent_at_local_ms: f64,
-        server_time_ms: f64,
-        received_at_local_ms: f64,
+        #[wasm_bindgen(js_name = sentAtLocalMs)] sent_at_local_ms: f64,
+        #[wasm_bindgen(js_name = serverTimeMs)] server_time_ms: f64,
+        #[wasm_bindgen(js_name = receivedAtLocalMs)] received_at_local_ms: f64,
     ) -> Result<Ts<SampleOutcome>, JsError> {
         let outcome = self.inner.add(ClockSample {
             sent: LocalMillis(millis(sent_at_local_ms)?),
@@ -43,7 +43,7 @@ impl ClockSync {
 
     /// The estimated server time at local time `localMs`; `undefined` before any sample.
     #[wasm_bindgen(js_name = serverNow)]
-    pub fn server_now(&self, local_ms: f64) -> Result<Option<f64>, JsError> {
+    pub fn server_now(&self, #[wasm_bindgen(js_name = localMs)] local_ms: f64) -> Result<Option<f64>, JsError> {
         Ok(self.inner.server_now(LocalMillis(millis(local_ms)?)).map(|at| number(at.0)))
     }
 

@@ -38,7 +38,10 @@ pub struct SeatFacts {
 /// `seatState({sold, holdExpiresAt}, serverNowMs)`: `"sold"`, `"held"` while
 /// `holdExpiresAt > serverNowMs`, else `"free"`.
 #[wasm_bindgen(js_name = seatState)]
-pub fn seat_state(facts: Ts<SeatFacts>, server_now_ms: f64) -> Result<Ts<SeatState>, JsError> {
+pub fn seat_state(
+    facts: Ts<SeatFacts>,
+    #[wasm_bindgen(js_name = serverNowMs)] server_now_ms: f64,
+) -> Result<Ts<SeatState>, JsError> {
     let facts = facts.to_rust()?;
     let now = seat_state::ServerMillis(millis(server_now_ms)?);
     let state = seat_state::seat_state(facts.sold, facts.hold_expires_at.map(seat_state::ServerMillis), now);
@@ -50,10 +53,10 @@ pub fn seat_state(facts: Ts<SeatFacts>, server_now_ms: f64) -> Result<Ts<SeatSta
 /// (5,000 when omitted) so it never shows time the server has taken away.
 #[wasm_bindgen]
 pub fn countdown(
-    expires_at_ms: f64,
-    server_now_ms: f64,
-    uncertainty_ms: f64,
-    buffer_ms: Option<f64>,
+    #[wasm_bindgen(js_name = expiresAtMs)] expires_at_ms: f64,
+    #[wasm_bindgen(js_name = serverNowMs)] server_now_ms: f64,
+    #[wasm_bindgen(js_name = uncertaintyMs)] uncertainty_ms: f64,
+    #[wasm_bindgen(js_name = bufferMs)] buffer_ms: Option<f64>,
 ) -> Result<Ts<CountdownView>, JsError> {
     let buffer = buffer_ms.map_or(Ok(seat_state::Countdown::DEFAULT_BUFFER_MILLIS), millis)?;
     let view = seat_state::Countdown::at(

@@ -92,7 +92,7 @@ pub struct SeatMapSync {
 impl SeatMapSync {
     /// Empty; countdowns shortened by `bufferMs` (5,000 when omitted).
     #[wasm_bindgen(constructor)]
-    pub fn new(buffer_ms: Option<f64>) -> Result<SeatMapSync, JsError> {
+    pub fn new(#[wasm_bindgen(js_name = bufferMs)] buffer_ms: Option<f64>) -> Result<SeatMapSync, JsError> {
         let inner = match buffer_ms {
             Some(buffer) => seat_state::SeatMapSync::with_buffer(millis(buffer)?),
             None => seat_state::SeatMapSync::new(),
