@@ -4,9 +4,10 @@
 //! Prints the first render time (from navigation start to the first frame
 //! with every seat in the DOM) and the time to apply one live change (from
 //! the start of the page's `change` event handler to the seat's `data-state`
-//! mutation). The page is the real build; a copy of its `index.html` gets a
-//! small timing script, injected before the app so it can wrap `EventSource`
-//! listeners.
+//! mutation). The page is the real build; a copy of its `index.html` loads a
+//! small timing script before the app, so it can wrap `EventSource`
+//! listeners. In the same run, a plain-DOM page draws the same seats without
+//! a framework: the baseline the arena's first render is compared with.
 //!
 //! Needs `SEATHOLD_BIN` and `SEATHOLD_WEB_DIST`, as `cargo xtask bench` sets.
 
@@ -22,10 +23,11 @@ const ARENA_SEATS: usize = 20_000;
 const LOADS: usize = 5;
 const CHANGES: usize = 30;
 
-/// Runs before the app: records when every seat is first in a frame, and
-/// times each `change` handler until the watched seat's state attribute moves.
-const TIMING_SCRIPT: &str = r#"<script>
-(() => {
+/// Runs before the page's own code (a same-origin file, so a strict
+/// Content-Security-Policy allows it): records when every seat is first in a
+/// frame, and times each `change` handler until the watched seat's state
+/// attribute moves.
+const TIMING_SCRIPT: &str = r#"(() => {
   const bench = (window.__bench = { rendered: null, changeStarted: null, applied: null });
   const add = EventSource.prototype.addEventListener;
   EventSource.prototype.addEventListener = function (type, listener, options) {
@@ -56,24 +58,100 @@ const TIMING_SCRIPT: &str = r#"<script>
     observer.observe(seat, { attributes: true, attributeFilter: ["data-state"] });
   };
 })();
-</script>"#;
+"#;
 
-/// A copy of the web build whose `index.html` runs [`TIMING_SCRIPT`] first.
+/// The baseline: the same seats drawn with plain DOM calls, no framework.
+/// It reads the show and its facts (as the app does, minus session and
+/// clock), then makes one SVG `path` per seat with `createElementNS` and
+/// `setAttribute` (the app's shape, class, role, test hooks and spoken
+/// name), in a fragment appended once.
+const PLAIN_DOM_SCRIPT: &str = r#"(async () => {
+  const get = async (path) => (await fetch(path, { credentials: "same-origin" })).json();
+  const show = await get("/api/shows/__SHOW__");
+  const facts = await get("/api/shows/__SHOW__/seats");
+  const known = new Map(facts.seats.map((seat) => [seat.id, seat]));
+  const stateOf = (id) => {
+    const fact = known.get(id);
+    if (!fact) return "free";
+    if (fact.sold) return "sold";
+    return fact.holdExpiresAt !== null && fact.holdExpiresAt > facts.serverTime ? "held" : "free";
+  };
+  const xs = show.seats.map((seat) => seat.x), ys = show.seats.map((seat) => seat.y);
+  const gaps = [];
+  for (let i = 1; i < show.seats.length; i++) {
+    const [a, b] = [show.seats[i - 1], show.seats[i]];
+    if (a.y === b.y && b.x > a.x) gaps.push(b.x - a.x);
+  }
+  gaps.sort((a, b) => a - b);
+  const r = Math.min(14, Math.max(2, (gaps[gaps.length >> 1] || 30) * 0.4));
+  const [minX, maxX, minY, maxY] = [Math.min(...xs) - 2 * r, Math.max(...xs) + 2 * r, Math.min(...ys) - 2 * r, Math.max(...ys) + 2 * r];
+  const ns = "http://www.w3.org/2000/svg";
+  const svg = document.createElementNS(ns, "svg");
+  svg.setAttribute("class", "seat-map");
+  svg.setAttribute("role", "group");
+  svg.setAttribute("viewBox", `${minX} ${minY} ${maxX - minX} ${maxY - minY}`);
+  svg.setAttribute("style", `aspect-ratio: ${maxX - minX} / ${maxY - minY}`);
+  const spoken = { free: "available", held: "held by someone else", sold: "sold" };
+  const fragment = document.createDocumentFragment();
+  show.seats.forEach((seat, index) => {
+    const state = stateOf(seat.id);
+    const path = document.createElementNS(ns, "path");
+    const [x, y] = [seat.x.toFixed(1), seat.y.toFixed(1)];
+    path.setAttribute("class", "seat");
+    path.setAttribute("role", "button");
+    path.setAttribute("data-seat-id", seat.id);
+    path.setAttribute("data-index", index);
+    path.setAttribute("d", `M${x},${y}m${-r},0a${r},${r} 0 1,0 ${2 * r},0a${r},${r} 0 1,0 ${-2 * r},0z`);
+    path.setAttribute("data-state", state);
+    path.setAttribute("aria-label", `${seat.label || seat.id}, ${spoken[state]}`);
+    path.setAttribute("aria-pressed", "false");
+    path.setAttribute("aria-disabled", state === "free" ? "false" : "true");
+    path.setAttribute("tabindex", index === 0 ? "0" : "-1");
+    fragment.appendChild(path);
+  });
+  svg.appendChild(fragment);
+  const map = document.createElement("div");
+  map.className = "map";
+  map.appendChild(svg);
+  const main = document.createElement("main");
+  main.appendChild(map);
+  document.body.appendChild(main);
+})();
+"#;
+
+/// A copy of the web build whose `index.html` runs [`TIMING_SCRIPT`] first,
+/// plus `plain-dom.html`, the baseline page with the same style sheet.
 fn instrumented_copy(dist: &Path, into: &Path) -> anyhow::Result<()> {
     for entry in std::fs::read_dir(dist)? {
         let entry = entry?;
-        std::fs::copy(entry.path(), into.join(entry.file_name()))?;
+        // Only the build's own files (other tools may add folders).
+        if entry.file_type()?.is_file() {
+            std::fs::copy(entry.path(), into.join(entry.file_name()))?;
+        }
     }
+    std::fs::write(into.join("bench-timing.js"), TIMING_SCRIPT.replace("__SEATS__", &ARENA_SEATS.to_string()))?;
+    std::fs::write(into.join("plain-dom.js"), PLAIN_DOM_SCRIPT.replace("__SHOW__", ARENA))?;
+    let timing = r#"<script src="/bench-timing.js"></script>"#;
     let index = into.join("index.html");
     let html = std::fs::read_to_string(&index)?;
-    let script = TIMING_SCRIPT.replace("__SEATS__", &ARENA_SEATS.to_string());
-    let instrumented = html.replacen("<head>", &format!("<head>{script}"), 1);
+    let instrumented = html.replacen("<head>", &format!("<head>{timing}"), 1);
     anyhow::ensure!(instrumented != html, "no <head> in {}", index.display());
     std::fs::write(index, instrumented)?;
+    let style = html
+        .lines()
+        .find(|line| line.contains("rel=\"stylesheet\""))
+        .with_context(|| format!("no style sheet in {}", dist.join("index.html").display()))?;
+    let plain = format!(
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">{timing}{}\
+         <script src=\"/plain-dom.js\" defer></script></head><body></body></html>",
+        style.trim()
+    );
+    std::fs::write(into.join("plain-dom.html"), plain)?;
     Ok(())
 }
 
-fn summary(name: &str, unit: &str, mut values: Vec<f64>) {
+/// Prints a line with the median and spread; returns the median.
+fn summary(name: &str, unit: &str, mut values: Vec<f64>) -> f64 {
     values.sort_by(f64::total_cmp);
     let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
     println!(
@@ -84,16 +162,24 @@ fn summary(name: &str, unit: &str, mut values: Vec<f64>) {
         at(1.0),
         values.len()
     );
+    at(0.5)
 }
 
-async fn first_renders(browser: &Browser, base: &str) -> anyhow::Result<Vec<f64>> {
+/// Navigation start to every seat in a frame, for `LOADS` loads of `path`;
+/// with when the last API answer had arrived (the rest is the page's work).
+async fn first_renders(browser: &Browser, base: &str, path: &str) -> anyhow::Result<(Vec<f64>, Vec<f64>)> {
     let mut rendered = Vec::new();
+    let mut data_in = Vec::new();
     for _ in 0..LOADS {
-        browser.client.goto(&format!("{base}/shows/{ARENA}")).await?;
+        browser.client.goto(&format!("{base}{path}")).await?;
         browser.wait_for("every seat rendered", "window.__bench && window.__bench.rendered !== null").await?;
         rendered.push(browser.eval("window.__bench.rendered").await?.as_f64().context("a number")?);
+        let last_answer = "Math.max(0, ...performance.getEntriesByType('resource')\
+            .filter(e => e.name.includes('/api/') && e.responseEnd > 0 && e.responseEnd <= window.__bench.rendered)\
+            .map(e => e.responseEnd))";
+        data_in.push(browser.eval(last_answer).await?.as_f64().context("a number")?);
     }
-    Ok(rendered)
+    Ok((rendered, data_in))
 }
 
 /// Another customer holds free seats one at a time; the page applies each change.
@@ -140,10 +226,20 @@ async fn main() -> anyhow::Result<()> {
     let server = Server::start_serving(web.path(), Arc::new(tempfile::tempdir()?), &[]).await?;
     let browser = Browser::start().await?;
     let outcome = async {
-        summary(
-            "arena first render (navigation start → every seat in a frame)",
+        let (plain, plain_data) = first_renders(&browser, &server.base_url, "/plain-dom.html").await?;
+        let plain = summary(
+            "plain DOM baseline, the same 20,000 seats (createElementNS/setAttribute, no framework)",
             "ms",
-            first_renders(&browser, &server.base_url).await?,
+            plain,
+        );
+        summary("  plain DOM: its data in (navigation start → last API answer)", "ms", plain_data);
+        let (arena, arena_data) = first_renders(&browser, &server.base_url, &format!("/shows/{ARENA}")).await?;
+        let arena = summary("arena first render (navigation start → every seat in a frame)", "ms", arena);
+        summary("  arena: its data in (navigation start → last API answer)", "ms", arena_data);
+        let ratio = arena / plain.max(f64::MIN_POSITIVE);
+        println!(
+            "arena first render / plain DOM: {ratio:.2}× (target ≤ 0.6×: {})",
+            if ratio <= 0.6 { "met" } else { "MISSED" }
         );
         summary(
             "one live change applied (change handler → seat repainted)",

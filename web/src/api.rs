@@ -59,10 +59,15 @@ impl ApiError {
 
     /// One sentence for the customer.
     pub fn sentence(&self) -> String {
+        self.sentence_naming(&str::to_owned)
+    }
+
+    /// One sentence for the customer, seats named by `name` (their labels).
+    pub fn sentence_naming(&self, name: &dyn Fn(&str) -> String) -> String {
         match self {
             Self::Server { body, .. } => words::error_sentence(
                 &body.error,
-                body.seats.as_deref().unwrap_or_default(),
+                &body.seats.iter().flatten().map(|seat_id| name(seat_id)).collect::<Vec<_>>(),
                 body.area.as_deref(),
                 body.available,
                 &body.message,

@@ -181,7 +181,8 @@ impl Controller {
         if matches!(error.code(), Some("hold_expired" | "hold_released" | "no_hold" | "already_confirmed")) {
             self.refresh_holds();
         }
-        self.say(Some(error.sentence()), None);
+        let sentence = self.model.with_value(|model| error.sentence_naming(&|seat_id| model.spoken(seat_id)));
+        self.say(Some(sentence), None);
     }
 
     /// Asks the server for my holds again (after a reload, a reconnect, or

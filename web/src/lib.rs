@@ -15,6 +15,7 @@ pub mod live_map;
 pub mod live_show;
 pub mod model;
 pub mod route;
+pub mod seat_list;
 pub mod selection;
 pub mod viewport;
 pub mod words;

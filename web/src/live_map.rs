@@ -228,7 +228,8 @@ impl LiveMap {
         for seat_id in &removed {
             self.model.set_selected(seat_id, false);
         }
-        self.shown.alert.set(Some(words::taken(&removed)));
+        let names: Vec<String> = removed.iter().map(|seat_id| self.model.spoken(seat_id)).collect();
+        self.shown.alert.set(Some(words::taken(&names)));
     }
 
     fn show_holds(&self) {

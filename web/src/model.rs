@@ -12,6 +12,7 @@ use seat_state::SeatState;
 use seat_state::wire::SeatDefinition;
 
 use crate::layout::Layout;
+use crate::seat_list::{ListSection, sections};
 
 /// Everything that decides how one seat looks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -48,6 +49,8 @@ pub struct MapModel {
     pub seats: Vec<SeatCell>,
     index: HashMap<String, usize>,
     pub layout: Layout,
+    /// The seats by section and row, for the list picker.
+    pub sections: Vec<ListSection>,
 }
 
 impl MapModel {
@@ -69,7 +72,9 @@ impl MapModel {
             })
             .collect();
         let index = seats.iter().enumerate().map(|(at, seat)| (seat.id.clone(), at)).collect();
-        Arc::new(Self { seats, index, layout })
+        let sections =
+            sections(seats.iter().zip(definitions).map(|(cell, seat)| (cell.label.as_str(), seat.category.as_deref())));
+        Arc::new(Self { seats, index, layout, sections })
     }
 
     /// The index of a seat id.
@@ -91,6 +96,15 @@ impl MapModel {
         change(&mut look);
         if look != seat.look.get_untracked() {
             seat.look.set(look);
+        }
+    }
+
+    /// A seat's name for sentences: "Row B, seat 8 (B8)" (the id, as printed
+    /// on tickets, only when the label is not the id itself).
+    pub fn spoken(&self, seat_id: &str) -> String {
+        match self.find(seat_id).map(|at| self.seats[at].label.as_str()) {
+            Some(label) if label != seat_id => format!("{label} ({seat_id})"),
+            _ => seat_id.to_owned(),
         }
     }
 

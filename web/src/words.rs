@@ -28,7 +28,7 @@ pub fn list(items: &[String]) -> String {
     }
 }
 
-/// "B8 was just taken." / "B7 and B8 were just taken."
+/// "Row B, seat 8 (B8) was just taken." / "… and … were just taken."
 pub fn taken(seats: &[String]) -> String {
     let verb = if seats.len() == 1 { "was" } else { "were" };
     format!("{} {verb} just taken. The rest of your selection is kept.", list(seats))

@@ -137,7 +137,7 @@ async fn a_conflict_names_the_taken_seats_and_keeps_the_rest_picked() {
     };
     page.controller.refused(&refusal);
     tick().await;
-    assert!(page.alert().starts_with("B8 was just taken."), "alert was {:?}", page.alert());
+    assert!(page.alert().starts_with("Row B, seat 8 (B8) was just taken."), "alert was {:?}", page.alert());
     assert_eq!(page.seat_attr("B8", "aria-pressed"), "false");
     assert_eq!(page.seat_attr("B7", "aria-pressed"), "true");
     assert_eq!(page.seat_attr("B9", "aria-pressed"), "true");
@@ -148,7 +148,7 @@ async fn a_conflict_names_the_taken_seats_and_keeps_the_rest_picked() {
     assert_eq!(page.seat_attr("B9", "data-state"), "held");
     assert_eq!(page.seat_attr("B9", "aria-pressed"), "false");
     assert_eq!(page.seat_attr("B7", "aria-pressed"), "true");
-    assert!(page.alert().starts_with("B9 was just taken."), "alert was {:?}", page.alert());
+    assert!(page.alert().starts_with("Row B, seat 9 (B9) was just taken."), "alert was {:?}", page.alert());
 }
 
 /// The seat ids that mutation records name.

@@ -86,6 +86,8 @@ fn web_in_chromium() -> Result<(), String> {
             println!("release wasm: {} B gzip -9, {}", gzip_9_size(&path)?, path.display());
         }
     }
+    let web_wasm = target_dir().join("wasm32-unknown-unknown").join("wasm-release").join("seathold-web.wasm");
+    crate::wasm_size::print_top_contributors(&web_wasm)?;
     let js = package::web_wasm();
     println!("JS package wasm: {} B gzip -9 (target 61,440), {}", gzip_9_size(&js)?, js.display());
     let step = Step::start("web: release build in headless Chromium (tests/benches/web.rs)");

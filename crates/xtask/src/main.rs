@@ -21,6 +21,7 @@ mod postgres;
 mod run;
 mod sim;
 mod wasm_imports;
+mod wasm_size;
 
 use std::process::ExitCode;
 

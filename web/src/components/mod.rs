@@ -8,6 +8,7 @@ pub mod hold_panel;
 pub mod legend;
 pub mod messages;
 pub mod seat;
+pub mod seat_list;
 pub mod seat_map;
 pub mod selection_bar;
 pub mod show_list;

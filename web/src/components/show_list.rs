@@ -9,8 +9,8 @@ pub fn ShowListPage() -> impl IntoView {
     let shows = LocalResource::new(load_shows);
     view! {
         <Suspense fallback=|| view! { <p class="notice">"Loading shows…"</p> }>
-            {move || Suspend::new(async move {
-                match shows.await {
+            {move || shows.get().map(|result| {
+                match result {
                     Err(error) => view! { <p class="notice" role="alert">{error.sentence()}</p> }.into_any(),
                     Ok(list) if list.is_empty() => view! { <p class="notice">"No shows yet."</p> }.into_any(),
                     Ok(list) => view! {

@@ -13,8 +13,8 @@ pub fn ShowPage(
     let loaded = LocalResource::new(move || load_show(show_id.clone()));
     view! {
         <Suspense fallback=|| view! { <p class="notice">"Loading the seat map…"</p> }>
-            {move || Suspend::new(async move {
-                match loaded.await {
+            {move || loaded.get().map(|result| {
+                match result {
                     Err(error) => view! { <p class="notice" role="alert">{error.sentence()}</p> }.into_any(),
                     Ok(data) => {
                         // Started once per load: nothing it reads may re-run this.

@@ -7,6 +7,7 @@ use crate::components::connection_status::{Connection, ConnectionStatus};
 use crate::components::hold_panel::HoldPanel;
 use crate::components::legend::Legend;
 use crate::components::messages::Messages;
+use crate::components::seat_list::SeatList;
 use crate::components::seat_map::SeatMap;
 use crate::components::selection_bar::SelectionBar;
 use crate::controller::Controller;
@@ -51,8 +52,9 @@ pub fn ShowView(
             on_action=Callback::new(move |action| controller.act(action))
         />
         <div class="stage" aria-hidden="true">"Stage"</div>
-        <SeatMap model on_toggle=Callback::new(move |index| controller.toggle(index))/>
+        <SeatMap model=Arc::clone(&model) on_toggle=Callback::new(move |index| controller.toggle(index))/>
         <Legend/>
+        <SeatList model/>
         {has_areas.then(|| view! {
             <AreaPicker
                 areas
