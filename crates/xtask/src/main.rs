@@ -10,11 +10,13 @@
 //!   build in headless Chromium (wasm size, arena render, one change).
 //! - `sim [--seeds N] [--steps M] [--seed S] [--store memory|sqlite|shared] [--release] [--mutations]`: the
 //!   deterministic simulator; `--mutations` checks it catches each bug in `crates/sim/mutations/`.
+//! - `contract`: schemathesis, every check, against a debug server's `/api/openapi.json` (also in `test`).
 //! - `postgres`: a throwaway PostgreSQL like the tests' one; prints its URL, runs until Ctrl-C.
 //! - `package`: the JavaScript package of `seat-state` into `target/pkg/` (browsers, bundlers) and
 //!   `target/pkg-node/` (Node).
 
 mod bench;
+mod contract;
 mod install;
 mod package;
 mod postgres;
@@ -37,11 +39,12 @@ fn main() -> ExitCode {
         "tidy" => run::tidy(),
         "bench" => bench::bench(rest),
         "sim" => sim::sim(rest),
+        "contract" => contract::run(),
         "postgres" => postgres::serve(),
         "package" => package::package(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS] | postgres | package>"
+                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS] | contract | postgres | package>"
             );
             return ExitCode::from(2);
         }

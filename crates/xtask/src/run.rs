@@ -75,7 +75,7 @@ pub fn tool(program: impl AsRef<std::ffi::OsStr>) -> Command {
     command
 }
 
-fn cargo(args: &[&str]) -> Command {
+pub fn cargo(args: &[&str]) -> Command {
     let mut command = tool("cargo");
     command.args(args);
     command
@@ -132,6 +132,8 @@ pub fn test() -> Result<(), String> {
     drop(postgres);
     outcome?;
     step.done()?;
+
+    crate::contract::check()?;
 
     package::test_js()?;
 
