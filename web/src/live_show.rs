@@ -4,6 +4,7 @@
 //! render what this sets up.
 
 use std::sync::Arc;
+use std::task::Poll;
 
 use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
@@ -47,13 +48,44 @@ pub struct Loaded {
 }
 
 /// Loads a show, the customer's holds (starting a session when there is
-/// none; a reload keeps the cookie's), the clock and the facts.
+/// none; a reload keeps the cookie's), the clock and the facts. The show and
+/// its facts download while the holds and clock samples go back and forth:
+/// the first render waits for the slowest, not for the sum.
 pub async fn load_show(show_id: String) -> Result<Arc<Loaded>, ApiError> {
-    let show = api::show(&show_id).await?;
-    let holds = api::my_holds().await?;
-    let samples = api::sample_clock_several(SAMPLES).await?;
-    let facts = api::seat_map(&show_id).await?;
-    Ok(Arc::new(Loaded { show, facts, holds, samples }))
+    let customer = async {
+        let holds = api::my_holds().await?;
+        let samples = api::sample_clock_several(SAMPLES).await?;
+        Ok::<_, ApiError>((holds, samples))
+    };
+    let ((show, facts), customer) = both(both(api::show(&show_id), api::seat_map(&show_id)), customer).await;
+    let (holds, samples) = customer?;
+    Ok(Arc::new(Loaded { show: show?, facts: facts?, holds, samples }))
+}
+
+/// Runs two futures at once; both answers when both are done.
+async fn both<A, B>(a: impl Future<Output = A>, b: impl Future<Output = B>) -> (A, B) {
+    let (mut a, mut b) = (std::pin::pin!(a), std::pin::pin!(b));
+    let (mut first, mut second) = (None, None);
+    std::future::poll_fn(move |cx| {
+        if first.is_none()
+            && let Poll::Ready(answer) = a.as_mut().poll(cx)
+        {
+            first = Some(answer);
+        }
+        if second.is_none()
+            && let Poll::Ready(answer) = b.as_mut().poll(cx)
+        {
+            second = Some(answer);
+        }
+        match (first.take(), second.take()) {
+            (Some(a), Some(b)) => Poll::Ready((a, b)),
+            (a, b) => {
+                (first, second) = (a, b);
+                Poll::Pending
+            }
+        }
+    })
+    .await
 }
 
 /// Samples the clock several times and feeds every sample.

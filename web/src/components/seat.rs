@@ -1,3 +1,5 @@
+use std::fmt::Write as _;
+
 use leptos::prelude::*;
 use seat_state::SeatState;
 
@@ -34,64 +36,70 @@ pub fn shape(look: SeatLook, x: f64, y: f64, r: f64) -> String {
     }
 }
 
-/// What a seat's element shows; the directive keeps it in step with the
-/// seat's signal, so one change repaints one element.
-#[derive(Clone)]
-struct Paint {
-    cell: SeatCell,
-    radius: f64,
+/// `&`, `<`, `>` and `"` escaped, for an attribute value in markup.
+fn escaped(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
-/// Sets every changing attribute of one seat from its signal, in one render
-/// effect per seat (rather than one per attribute): 20,000 seats stay cheap.
-fn paint(element: web_sys::Element, Paint { cell, radius }: Paint) {
-    let effect = RenderEffect::new(move |previous: Option<SeatLook>| {
-        let look = cell.look.get();
-        let set = |name: &str, value: &str| {
-            let _ = element.set_attribute(name, value);
-        };
-        let changed = |field: fn(&SeatLook) -> bool| previous.is_none_or(|old| field(&old) != field(&look));
-        if previous.is_none_or(|old| (old.state, old.mine, old.selected) != (look.state, look.mine, look.selected)) {
-            set("d", &shape(look, cell.x, cell.y, radius));
-            set("data-state", look.state.as_str());
-            set("aria-label", &words::seat_name(&cell.label, look.state, look.mine, look.selected));
-        }
-        if changed(|look| look.mine) {
-            if look.mine {
-                set("data-mine", "true");
-            } else {
-                let _ = element.remove_attribute("data-mine");
-            }
-        }
-        if changed(|look| look.selected) {
-            set("aria-pressed", if look.selected { "true" } else { "false" });
-        }
-        if changed(|look| look.state == SeatState::Free || look.selected) {
-            let usable = look.state == SeatState::Free || look.selected;
-            set("aria-disabled", if usable { "false" } else { "true" });
-        }
-        if changed(|look| look.tab_stop) {
-            set("tabindex", if look.tab_stop { "0" } else { "-1" });
-        }
-        look
-    });
-    on_cleanup(move || drop(effect));
+/// One seat's element as markup: a single SVG path, focusable, a toggle
+/// button for assistive technology, with the stable test hooks
+/// `data-seat-id`, `data-state`, `data-mine` and `aria-pressed`, and
+/// `data-index` for the map's delegated click and key handlers. The whole
+/// map's seats are parsed by the browser in one go (far fewer calls into the
+/// DOM than one element at a time); [`repaint`] keeps each in step after.
+pub fn markup(out: &mut String, cell: &SeatCell, index: usize, radius: f64) {
+    let look = cell.look.get_untracked();
+    let usable = look.state == SeatState::Free || look.selected;
+    let _ = write!(
+        out,
+        r#"<path class="seat" role="button" data-seat-id="{}" data-index="{index}" d="{}" data-state="{}" aria-label="{}" aria-pressed="{}" aria-disabled="{}" tabindex="{}"{}></path>"#,
+        escaped(&cell.id),
+        shape(look, cell.x, cell.y, radius),
+        look.state.as_str(),
+        escaped(&words::seat_name(&cell.label, look.state, look.mine, look.selected)),
+        look.selected,
+        !usable,
+        if look.tab_stop { "0" } else { "-1" },
+        if look.mine { r#" data-mine="true""# } else { "" },
+    );
 }
 
-/// One seat of the map: a single SVG path, focusable, a toggle button for
-/// assistive technology, with the stable test hooks `data-seat-id`,
-/// `data-state`, `data-mine` and `aria-pressed`.
-#[component]
-pub fn Seat(
-    /// The seat and its signal.
-    cell: SeatCell,
-    /// Its position in the map's seat list (`data-index`), used by the
-    /// map's delegated click and key handlers.
-    index: usize,
-    /// The shape's radius in map units.
-    radius: f64,
-) -> impl IntoView {
-    let id = cell.id.clone();
-    let painted = Paint { cell, radius };
-    view! { <path class="seat" role="button" data-seat-id=id data-index=index use:paint=painted></path> }
+/// Sets the attributes of a seat's element that differ between two looks.
+pub fn repaint(element: &web_sys::Element, cell: &SeatCell, radius: f64, old: SeatLook, look: SeatLook) {
+    let set = |name: &str, value: &str| {
+        let _ = element.set_attribute(name, value);
+    };
+    let changed = |field: fn(&SeatLook) -> bool| field(&old) != field(&look);
+    if (old.state, old.mine, old.selected) != (look.state, look.mine, look.selected) {
+        set("d", &shape(look, cell.x, cell.y, radius));
+        set("data-state", look.state.as_str());
+        set("aria-label", &words::seat_name(&cell.label, look.state, look.mine, look.selected));
+    }
+    if changed(|look| look.mine) {
+        if look.mine {
+            set("data-mine", "true");
+        } else {
+            let _ = element.remove_attribute("data-mine");
+        }
+    }
+    if changed(|look| look.selected) {
+        set("aria-pressed", if look.selected { "true" } else { "false" });
+    }
+    if changed(|look| look.state == SeatState::Free || look.selected) {
+        let usable = look.state == SeatState::Free || look.selected;
+        set("aria-disabled", if usable { "false" } else { "true" });
+    }
+    if changed(|look| look.tab_stop) {
+        set("tabindex", if look.tab_stop { "0" } else { "-1" });
+    }
 }

@@ -4,11 +4,11 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
-use crate::components::seat::Seat;
+use crate::components::seat::{markup, repaint};
 use crate::components::zoom_controls::ZoomControls;
 use crate::decimal::Dec;
 use crate::layout::Step;
-use crate::model::MapModel;
+use crate::model::{MapModel, SeatLook};
 use crate::viewport::{Viewport, ZOOM_STEP};
 
 /// How far (CSS pixels) a press may move and still count as a click.
@@ -197,12 +197,27 @@ pub fn SeatMap(
         pointers.update_value(|p| p.down.retain(|(down, _, _)| *down != id));
     };
 
-    let seats = model
-        .seats
-        .iter()
-        .enumerate()
-        .map(|(index, cell)| view! { <Seat cell=cell.clone() index radius/> })
-        .collect_view();
+    // Every seat's element in one string, parsed by the browser at once.
+    let mut seats = String::with_capacity(model.seats.len() * 260);
+    for (index, cell) in model.seats.iter().enumerate() {
+        markup(&mut seats, cell, index, radius);
+    }
+    let seats_ref = NodeRef::<leptos::svg::G>::new();
+    // One render effect per seat repaints only that seat when its look changes.
+    for (index, cell) in model.seats.iter().enumerate() {
+        let cell = cell.clone();
+        let effect = RenderEffect::new(move |previous: Option<SeatLook>| {
+            let look = cell.look.get();
+            if let Some(old) = previous.filter(|old| *old != look) {
+                let element = seats_ref.get_untracked().and_then(|group| group.children().item(index as u32));
+                if let Some(element) = element {
+                    repaint(&element, &cell, radius, old, look);
+                }
+            }
+            look
+        });
+        on_cleanup(move || drop(effect));
+    }
     let font = Dec((radius * 1.3).max(4.0));
     let row_labels = model
         .layout
@@ -238,7 +253,7 @@ pub fn SeatMap(
                 on:pointercancel=on_pointerup
             >
                 <g class="row-labels" aria-hidden="true">{row_labels}</g>
-                {seats}
+                <g class="seats" node_ref=seats_ref inner_html=seats></g>
             </svg>
         </div>
     }
