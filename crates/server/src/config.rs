@@ -72,6 +72,10 @@ pub struct ServeArgs {
     /// The server is behind TLS: the session cookie gets `Secure`.
     #[arg(long, env = "SEATHOLD_BEHIND_TLS")]
     pub behind_tls: bool,
+    /// Sessions kept in memory (least recently used go first; the store
+    /// still knows them), and as many tokens remembered as unknown.
+    #[arg(long, env = "SEATHOLD_SESSION_CACHE", default_value_t = crate::session::DEFAULT_SESSION_CACHE)]
+    pub session_cache: usize,
 }
 
 /// Limits on use (API.md "Limits (v2)"); rates are per minute, each also

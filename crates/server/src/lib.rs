@@ -83,6 +83,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         admin_token: admin_token.map(Arc::from),
         limits: args.limits.limits(),
         secure_cookie: args.behind_tls,
+        session_cache: args.session_cache,
     };
     let state = AppState::with_settings(store, Arc::clone(&clock), settings);
     // Expiries that fell due while the server was down are handled first thing.

@@ -1,8 +1,9 @@
 //! Customer sessions: a random bearer token (or HttpOnly cookie) that maps
 //! to a public holder id.
 
-use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+mod cache;
+
+use std::sync::Arc;
 
 use axum::extract::FromRequestParts;
 use axum::http::header::{AUTHORIZATION, COOKIE};
@@ -11,6 +12,8 @@ use sha2::{Digest, Sha256};
 
 use crate::error::AppError;
 use crate::state::AppState;
+
+pub use cache::{DEFAULT_CAPACITY as DEFAULT_SESSION_CACHE, SessionCache};
 
 /// The cookie that carries the token for browsers.
 pub const COOKIE_NAME: &str = "seathold_session";
@@ -27,24 +30,6 @@ pub fn new_credentials() -> anyhow::Result<(String, String)> {
 /// What is stored instead of the token.
 pub fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
-}
-
-/// Known sessions by token hash, in front of the store (sessions never change).
-#[derive(Default)]
-pub struct SessionCache {
-    holders: RwLock<HashMap<String, Arc<str>>>,
-}
-
-impl SessionCache {
-    pub fn remember(&self, hash: String, holder: Arc<str>) {
-        if let Ok(mut holders) = self.holders.write() {
-            holders.insert(hash, holder);
-        }
-    }
-
-    fn get(&self, hash: &str) -> Option<Arc<str>> {
-        self.holders.read().ok()?.get(hash).cloned()
-    }
 }
 
 /// The token a request carries: the bearer header first, else the cookie.
@@ -71,9 +56,15 @@ async fn resolve(parts: &Parts, state: &AppState) -> Result<Option<Arc<str>>, Ap
     if let Some(holder) = state.sessions.get(&hash) {
         return Ok(Some(holder));
     }
+    let now = state.clock.now();
+    if state.sessions.known_unknown(&hash, now) {
+        return Ok(None);
+    }
+    state.sessions.count_store_lookup();
     let holder = state.store.session_holder(&hash).await?.map(Arc::<str>::from);
-    if let Some(holder) = &holder {
-        state.sessions.remember(hash, Arc::clone(holder));
+    match &holder {
+        Some(holder) => state.sessions.remember(hash, Arc::clone(holder)),
+        None => state.sessions.remember_unknown(hash, now),
     }
     Ok(holder)
 }

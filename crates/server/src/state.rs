@@ -34,11 +34,24 @@ pub struct Shared {
 }
 
 /// How one server is set up beyond its store and clock.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct Settings {
     pub admin_token: Option<Arc<str>>,
     pub limits: Limits,
     pub secure_cookie: bool,
+    /// Sessions (and as many unknown tokens) kept in memory.
+    pub session_cache: usize,
+}
+
+impl Default for Settings {
+    fn default() -> Self {
+        Self {
+            admin_token: None,
+            limits: Limits::default(),
+            secure_cookie: false,
+            session_cache: crate::session::DEFAULT_SESSION_CACHE,
+        }
+    }
 }
 
 impl std::ops::Deref for AppState {
@@ -65,7 +78,7 @@ impl AppState {
             store,
             clock,
             admin_token: settings.admin_token,
-            sessions: SessionCache::default(),
+            sessions: SessionCache::new(settings.session_cache),
             metrics,
             engines,
             stopping,

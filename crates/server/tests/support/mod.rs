@@ -58,6 +58,11 @@ impl TestApp {
         Self::on_clock_with(clock, settings).await
     }
 
+    /// An app with `settings` whose clock moves only when the test moves it.
+    pub async fn with_test_clock_and_settings(clock: &TestClock, settings: Settings) -> Self {
+        Self::on_clock_with(clock.shared(), settings).await
+    }
+
     /// An app with `settings` (limits, cookies) on the system clock.
     pub async fn with_settings(settings: Settings) -> Self {
         Self::on_clock_with(SystemClock::shared(), settings).await
