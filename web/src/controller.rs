@@ -152,7 +152,7 @@ impl Controller {
             self.busy.set(false);
             match answer {
                 Ok(hold) => {
-                    let places = hold.seats.len() as u32 + hold.areas.values().map(|q| *q as u32).sum::<u32>();
+                    let places = hold.places();
                     self.clear();
                     self.live.update_value(|live| {
                         live.focus(Some(hold.hold_id.clone()));

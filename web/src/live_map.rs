@@ -50,13 +50,6 @@ impl Shown {
     }
 }
 
-/// The countdown's safety buffer for holds of `hold_seconds`: `seat-state`'s
-/// default, but at most a quarter of the hold, so that a short hold starts
-/// with time on the clock instead of already expired.
-pub fn countdown_buffer_millis(hold_seconds: i64) -> i64 {
-    Countdown::DEFAULT_BUFFER_MILLIS.min(hold_seconds.saturating_mul(1000) / 4)
-}
-
 /// The machine and what mirrors it.
 pub struct LiveMap {
     sync: SeatMapSync,
@@ -66,7 +59,7 @@ pub struct LiveMap {
     areas: Vec<AreaCell>,
     shown: Shown,
     /// How many extensions a hold may have.
-    max_extensions: u32,
+    max_extensions: i64,
     /// The hold the panel follows (set when made or found on load).
     focus: Option<String>,
     /// Seats of a hold request under way: when they turn held, that is
@@ -92,12 +85,12 @@ impl LiveMap {
         on_resync: impl Fn(StoredValue<LiveMap, LocalStorage>) + 'static,
     ) -> StoredValue<LiveMap, LocalStorage> {
         let handle = StoredValue::new_local(Self {
-            sync: SeatMapSync::with_buffer(countdown_buffer_millis(show.hold_seconds)),
+            sync: SeatMapSync::with_buffer(Countdown::buffer_for_hold(show.hold_seconds)),
             show_id: show.id.clone(),
             model,
             areas,
             shown,
-            max_extensions: u32::try_from(show.max_extensions).unwrap_or(0),
+            max_extensions: show.max_extensions,
             focus: None,
             in_flight: Vec::new(),
             local_now,
@@ -244,9 +237,7 @@ impl LiveMap {
                 let summary = HoldSummary {
                     places: self.describe(&view.hold.seats, &view.hold.areas),
                     expires_at: seat_state::ServerMillis(view.hold.expires_at),
-                    extensions_left: self
-                        .max_extensions
-                        .saturating_sub(u32::try_from(view.hold.extensions).unwrap_or(u32::MAX)),
+                    extensions_left: view.hold.extensions_left(self.max_extensions),
                     status: view.status,
                 };
                 (Some(summary), view.countdown.cloned())

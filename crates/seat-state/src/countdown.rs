@@ -39,6 +39,14 @@ pub struct CountdownView {
     pub next_change_in_millis: Option<i64>,
 }
 
+impl CountdownView {
+    /// Milliseconds shown as left when the view was computed: the view
+    /// changes once fewer than `remaining_secs` whole seconds remain.
+    pub fn remaining_millis(&self) -> i64 {
+        i64::from(self.remaining_secs) * 1000 + self.next_change_in_millis.map_or(0, |next| next - 1)
+    }
+}
+
 /// Computes countdowns; see the module docs.
 #[derive(Debug, Clone, Copy)]
 pub struct Countdown;
@@ -48,6 +56,13 @@ impl Countdown {
     pub const DEFAULT_BUFFER_MILLIS: i64 = 5_000;
     /// Below this many shown seconds the phase is `Warning`.
     pub const WARNING_SECS: u32 = 60;
+
+    /// The buffer for holds of `hold_seconds`: the default, but at most a
+    /// quarter of the hold, so a short hold starts with time on the clock
+    /// instead of already expired.
+    pub fn buffer_for_hold(hold_seconds: i64) -> i64 {
+        Self::DEFAULT_BUFFER_MILLIS.min(hold_seconds.saturating_mul(1000) / 4).max(0)
+    }
 
     /// The countdown to `expires_at` at `server_now`, shortened by
     /// `uncertainty_millis` and `buffer_millis` (negative values count as 0).

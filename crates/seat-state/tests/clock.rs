@@ -147,3 +147,19 @@ fn a_steady_countdown_never_goes_up_for_the_same_deadline() {
     // An extension moves the deadline: it starts afresh.
     assert_eq!(steady.view(ServerMillis(400_000), ServerMillis(28_000), 0, 5_000).remaining_secs, 367);
 }
+
+#[test]
+fn a_short_hold_gets_at_most_a_quarter_of_its_time_as_buffer() {
+    assert_eq!(Countdown::buffer_for_hold(600), Countdown::DEFAULT_BUFFER_MILLIS);
+    assert_eq!(Countdown::buffer_for_hold(8), 2_000);
+    assert_eq!(Countdown::buffer_for_hold(0), 0);
+    assert_eq!(Countdown::buffer_for_hold(-5), 0);
+}
+
+#[test]
+fn a_view_says_how_many_milliseconds_it_shows_as_left() {
+    // 9.5 s left with no uncertainty or buffer: 9 s shown for 500 ms more.
+    let view = Countdown::at(ServerMillis(10_500), ServerMillis(1_000), 0, 0);
+    assert_eq!((view.remaining_secs, view.remaining_millis()), (9, 9_500));
+    assert_eq!(Countdown::at(ServerMillis(1_000), ServerMillis(1_000), 0, 0).remaining_millis(), 0);
+}

@@ -108,3 +108,15 @@ fn a_seat_map_from_the_state_matches_the_api_md_shape() {
                            "holds": [{"quantity": 2, "expiresAt": at(600).0, "mine": true}]})
     );
 }
+
+#[test]
+fn a_hold_counts_its_places_and_the_extensions_it_has_left() {
+    let hold: HoldBody = round_trip(
+        r#"{"holdId": "h1", "showId": "s", "seats": ["B7", "B8"], "areas": {"standing": 2, "balcony": 1},
+            "status": "HELD", "expiresAt": 5, "extensions": 1, "late": false, "serverTime": 1}"#,
+    );
+    assert_eq!(hold.places(), 5);
+    assert_eq!(hold.extensions_left(3), 2);
+    assert_eq!(hold.extensions_left(1), 0);
+    assert_eq!(hold.extensions_left(0), 0, "never below zero");
+}

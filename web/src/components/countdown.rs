@@ -10,12 +10,6 @@ pub fn phase_name(phase: Phase) -> &'static str {
     }
 }
 
-/// Shown milliseconds left when the view was computed: the view changes
-/// once this drops below `remaining_secs` whole seconds.
-fn remaining_millis(view: &CountdownView) -> i64 {
-    i64::from(view.remaining_secs) * 1000 + view.next_change_in_millis.map_or(0, |next| next - 1)
-}
-
 /// A hold's countdown, `m:ss`: `seat-state`'s buffered remaining time (a
 /// little less than the server allows: a safety buffer plus the clock
 /// estimate's uncertainty), so it never shows time the server has taken.
@@ -35,7 +29,7 @@ pub fn Countdown(
     // Recorded with the text, so it too changes only when the text does.
     let remaining = Memo::new(move |_| {
         let _ = text.get();
-        view.with_untracked(|view| view.as_ref().map_or(0, remaining_millis)).to_string()
+        view.with_untracked(|view| view.as_ref().map_or(0, CountdownView::remaining_millis)).to_string()
     });
     let announcement = move || match phase.get() {
         Phase::Normal => "",

@@ -178,6 +178,19 @@ pub struct HoldBody {
     pub server_time: i64,
 }
 
+impl HoldBody {
+    /// Places the hold takes: its seats and its area quantities.
+    pub fn places(&self) -> u32 {
+        let areas: i64 = self.areas.values().map(|quantity| (*quantity).max(0)).sum();
+        u32::try_from((self.seats.len() as i64).saturating_add(areas)).unwrap_or(u32::MAX)
+    }
+
+    /// Extensions still allowed when a show allows `max_extensions`.
+    pub fn extensions_left(&self, max_extensions: i64) -> u32 {
+        u32::try_from(max_extensions.saturating_sub(self.extensions).max(0)).unwrap_or(u32::MAX)
+    }
+}
+
 /// `GET /api/holds`: the caller's holds, newest first.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
