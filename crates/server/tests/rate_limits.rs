@@ -155,3 +155,32 @@ async fn rate_limits_off_means_none() {
         assert_eq!(app.send(Request::post("/api/sessions").body(Body::empty()).unwrap()).await.status, 201);
     }
 }
+
+/// Through a real socket: the address is the peer's, as `listen` hands it on.
+#[tokio::test]
+async fn the_peer_address_is_what_a_real_connection_is_limited_by() {
+    let app = app(rates(1000, 1000, 2), false).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let address = listener.local_addr().unwrap();
+    let serving = seathold_server::listen::serve(
+        listener,
+        app.router.clone(),
+        std::time::Duration::from_secs(10),
+        std::future::pending(),
+    );
+    tokio::spawn(serving);
+    let mut statuses = Vec::new();
+    for _ in 0..3 {
+        use tokio::io::{AsyncReadExt, AsyncWriteExt};
+        let mut client = tokio::net::TcpStream::connect(address).await.unwrap();
+        let request = "POST /api/sessions HTTP/1.1\r\nHost: seathold\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+        client.write_all(request.as_bytes()).await.unwrap();
+        let mut answer = String::new();
+        client.read_to_string(&mut answer).await.unwrap();
+        statuses.push(answer.split(' ').nth(1).unwrap_or("").to_owned());
+        if statuses.len() == 3 {
+            assert!(answer.to_ascii_lowercase().contains("retry-after:"), "{answer}");
+        }
+    }
+    assert_eq!(statuses, ["201", "201", "429"]);
+}
