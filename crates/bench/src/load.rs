@@ -259,6 +259,19 @@ impl Report {
              {:.0} journal entries caught up from other processes",
             server.commits, server.caught_up
         );
+        // Per decided transition, where a show writer's time went.
+        let per_transition = |seconds: f64| {
+            if server.committed_transitions > 0.0 { 1e6 * seconds / server.committed_transitions } else { 0.0 }
+        };
+        let stages: Vec<String> = crate::metrics::STAGES
+            .iter()
+            .zip(server.stages)
+            .map(|(stage, seconds)| format!("{stage} {:.1} µs", per_transition(seconds)))
+            .collect();
+        println!(
+            "writer, per transition written: {} (flush overlaps the next batch's decide and write)",
+            stages.join(", ")
+        );
         let json = serde_json::json!({
             "bench": "flash_sale", "workload": plan.workload.name(), "processes": plan.bases.len(),
             "holdDecisionsPerSecond": decisions.round(),
@@ -269,6 +282,8 @@ impl Report {
             "writesPercent": share(writes, decided).round(),
             "commits": server.commits, "meanBatch": mean_batch, "meanCommitMs": mean_commit_ms,
             "caughtUp": server.caught_up,
+            "stageMicrosPerTransition": crate::metrics::STAGES.iter().zip(server.stages)
+                .map(|(stage, seconds)| (stage.to_string(), per_transition(seconds))).collect::<HashMap<_, _>>(),
             "connections": plan.concurrency, "sessions": plan.sessions, "seconds": seconds,
         });
         println!("{json}");

@@ -16,7 +16,12 @@ pub struct Counters {
     pub commits: f64,
     pub committed_transitions: f64,
     pub commit_seconds: f64,
+    /// Seconds the show writers spent per stage: decide, write, flush, publish.
+    pub stages: [f64; 4],
 }
+
+/// The writer's stages, as `seathold_writer_stage_seconds` labels them.
+pub const STAGES: [&str; 4] = ["decide", "write", "flush", "publish"];
 
 impl Counters {
     /// What happened between `before` and `self`.
@@ -30,6 +35,7 @@ impl Counters {
             commits: self.commits - before.commits,
             committed_transitions: self.committed_transitions - before.committed_transitions,
             commit_seconds: self.commit_seconds - before.commit_seconds,
+            stages: std::array::from_fn(|i| self.stages[i] - before.stages[i]),
         }
     }
 }
@@ -50,6 +56,9 @@ pub async fn scrape(client: &reqwest::Client, plan: &Plan) -> anyhow::Result<Cou
         total.commits += value("seathold_commit_batch_size_count");
         total.committed_transitions += value("seathold_commit_batch_size_sum");
         total.commit_seconds += value("seathold_commit_duration_seconds_sum");
+        for (sum, stage) in total.stages.iter_mut().zip(STAGES) {
+            *sum += value(&format!("seathold_writer_stage_seconds_total{{stage=\"{stage}\"}}"));
+        }
     }
     Ok(total)
 }

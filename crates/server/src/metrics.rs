@@ -15,6 +15,37 @@ use prometheus_client::registry::Registry;
 
 use crate::state::AppState;
 
+/// The stages of a show writer's batch, timed apart (issue 14's profile).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Stage {
+    /// Deciding every request of the batch in memory (`seat-state`).
+    Decide,
+    /// The store's statements for the batch (SQLite or PostgreSQL), until
+    /// the write is visible; at `synchronous=full` on SQLite, no flush.
+    Write,
+    /// From the write to the batch on disk: the WAL flush, overlapped with
+    /// the next batch's decide and write.
+    Flush,
+    /// Indexing new holds, live events, metrics and the answers.
+    Publish,
+}
+
+impl Stage {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Decide => "decide",
+            Self::Write => "write",
+            Self::Flush => "flush",
+            Self::Publish => "publish",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct StageLabels {
+    stage: &'static str,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct RouteLabels {
     method: String,
@@ -37,6 +68,8 @@ pub struct Metrics {
     pub caught_up: Counter,
     /// Shows loaded from storage (once per show and process, at first use).
     pub show_loads: Counter,
+    /// Seconds show writers spent in each stage of their batches.
+    writer_stages: Family<StageLabels, Counter<f64, std::sync::atomic::AtomicU64>>,
     requests: Family<RouteLabels, Histogram>,
 }
 
@@ -82,7 +115,14 @@ impl Default for Metrics {
             commit_batch.clone(),
         );
         registry.register("seathold_commit_duration_seconds", "Duration of one group commit", commit_seconds.clone());
+        let writer_stages = Family::default();
+        registry.register(
+            "seathold_writer_stage_seconds",
+            "Seconds show writers spent per stage of their batches (decide, write, flush, publish)",
+            writer_stages.clone(),
+        );
         Self {
+            writer_stages,
             registry,
             holds_created,
             holds_confirmed,
@@ -99,6 +139,11 @@ impl Default for Metrics {
 }
 
 impl Metrics {
+    /// Adds the time a writer spent in one stage of a batch.
+    pub fn stage(&self, stage: Stage, since: Instant) {
+        self.writer_stages.get_or_create(&StageLabels { stage: stage.name() }).inc_by(since.elapsed().as_secs_f64());
+    }
+
     /// The Prometheus text exposition.
     pub fn render(&self) -> String {
         let mut text = String::new();

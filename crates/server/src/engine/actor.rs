@@ -15,13 +15,14 @@
 
 use std::collections::HashSet;
 use std::sync::Arc;
+use std::time::Instant;
 
 use tokio::sync::mpsc;
 
 use seat_state::{Change, HoldId, ServerMillis, ShowState};
 
 use crate::clock::SharedClock;
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, Stage};
 use crate::store::{CommitError, Durable, LoadedHolds, Store};
 
 use super::commands::{Command, Decided as Answer, Read, Write};
@@ -56,7 +57,9 @@ struct InFlight {
     writes: Vec<Write>,
     durable: Durable,
     /// When its batch began, for the commit-time metric.
-    started: std::time::Instant,
+    started: Instant,
+    /// When its write returned, for the flush stage.
+    written: Instant,
 }
 
 /// What woke the writer.
@@ -159,11 +162,12 @@ impl ShowActor {
     /// what is on disk: the process stops and a restart recovers from the
     /// disk itself (what PostgreSQL does when a flush fails).
     fn land(&mut self, flushed: Result<(), CommitError>) {
-        let Some(InFlight { decided, writes, started, .. }) = self.in_flight.take() else { return };
+        let Some(InFlight { decided, writes, started, written, .. }) = self.in_flight.take() else { return };
         if let Err(error) = flushed {
             tracing::error!(show = %self.show_id, %error, "flushing a written batch failed; stopping");
             std::process::abort();
         }
+        self.metrics.stage(Stage::Flush, written);
         if !decided.transitions.is_empty() {
             self.metrics.commit_batch.observe(decided.transitions.len() as f64);
             self.metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
@@ -187,12 +191,13 @@ impl ShowActor {
         let mut foreign = HashSet::new();
         let mut reloaded_for_stale = false;
         loop {
-            let started = std::time::Instant::now();
+            let started = Instant::now();
             let error = match self.attempt(&writes, &foreign).await {
                 Ok((decided, durable)) => {
+                    let written = Instant::now();
                     // Answers go out in commit order: the batch before first.
                     self.settle().await;
-                    self.in_flight = Some(InFlight { decided, writes, durable, started });
+                    self.in_flight = Some(InFlight { decided, writes, durable, started, written });
                     return;
                 }
                 Err(error) => error,
@@ -222,6 +227,7 @@ impl ShowActor {
 
     /// The batch is durable: index new holds, announce, answer.
     fn publish(&mut self, decided: Decided, writes: Vec<Write>) {
+        let publishing = Instant::now();
         let Decided { at, transitions, events, outcomes } = decided;
         for transition in transitions.iter() {
             self.count(&transition.change);
@@ -245,6 +251,7 @@ impl ShowActor {
                 }
             }
         }
+        self.metrics.stage(Stage::Publish, publishing);
     }
 
     /// One try at a batch: open it (in a shared store: take the show's lock,
@@ -263,8 +270,12 @@ impl ShowActor {
             self.catch_up(missed).map_err(|gap| CommitError::Stale(gap.0))?;
         }
         let at = self.instant(batch.now());
+        let deciding = Instant::now();
         let decided = self.decide_all(writes, at, foreign);
+        let writing = Instant::now();
+        self.metrics.stage(Stage::Decide, deciding);
         let durable = batch.commit_written(Arc::clone(&decided.transitions)).await?;
+        self.metrics.stage(Stage::Write, writing);
         Ok((decided, durable))
     }
 
