@@ -92,9 +92,11 @@ edit(D, '        let (decision, hold_id, holder) = match write {', '        let 
 edit(D, '                (decision, request.hold_id, holder)\n            }', '                (decision, request.hold_id, holder, now)\n            }')
 edit(D, '                (decision, hold.clone(), holder)\n            }', '                (decision, hold.clone(), holder, now)\n            }')
 edit(H, '''async fn create_hold(
+    _: HoldWrites,
     session: Session,
     State(state): State<AppState>,
     Path(show_id)''', '''async fn create_hold(
+    _: HoldWrites,
     session: Session,
     State(state): State<AppState>,
     Now(now): Now,
@@ -105,14 +107,14 @@ edit(H, 'show.act(action, holder(session), hold).await?', 'show.act(action, hold
 for a in ['Extend', 'Confirm', 'Release']:
     edit(H, f'act(&state, &session, &hold_id, Action::{a}).await', f'act(&state, &session, &hold_id, Action::{a}, now).await')
 p = f'{ROOT}/{H}'; s = open(p).read()
-s = re.sub(r"(async fn (extend|confirm|release)_hold\(\n    session: Session,\n    State\(state\): State<AppState>,\n)", r"\1    Now(now): Now,\n", s)
+s = re.sub(r"(async fn (extend|confirm|release)_hold\(\n    _: HoldWrites,\n    session: Session,\n    State\(state\): State<AppState>,\n)", r"\1    Now(now): Now,\n", s)
 open(p, 'w').write(s)
 record('decided-at-request-arrival', [C, M, D, H])
 
 # Several processes: a read answers from memory without catching up.
-edit(A, '''            } else if (!reads.is_empty() || (refresh && self.events.watched()))
-                && self.store.shared()''', '''            } else if (refresh && self.events.watched())
-                && self.store.shared()''')
+edit(A, '''        } else if (!reads.is_empty() || (refresh && self.events.watched()))
+            && self.store.shared()''', '''        } else if (refresh && self.events.watched())
+            && self.store.shared()''')
 record('shared-reads-without-catch-up', [A])
 
 # Several processes: holds found only in this process's memory.
