@@ -11,6 +11,8 @@
 //! - `sim [--seeds N] [--steps M] [--seed S] [--store memory|sqlite|shared] [--release] [--mutations]`: the
 //!   deterministic simulator; `--mutations` checks it catches each bug in `crates/sim/mutations/`.
 //! - `contract`: schemathesis, every check, against a debug server's `/api/openapi.json` (also in `test`).
+//! - `soak [--minutes N]`: customers buying while the server is killed (`kill -9`) every 3 s and
+//!   restarted, then an audit of what they were told (a minute of it is in `test`).
 //! - `postgres`: a throwaway PostgreSQL like the tests' one; prints its URL, runs until Ctrl-C.
 //! - `package`: the JavaScript package of `seat-state` into `target/pkg/` (browsers, bundlers) and
 //!   `target/pkg-node/` (Node).
@@ -22,6 +24,7 @@ mod package;
 mod postgres;
 mod run;
 mod sim;
+mod soak;
 mod wasm_imports;
 mod wasm_size;
 
@@ -40,11 +43,12 @@ fn main() -> ExitCode {
         "bench" => bench::bench(rest),
         "sim" => sim::sim(rest),
         "contract" => contract::run(),
+        "soak" => soak::soak(rest),
         "postgres" => postgres::serve(),
         "package" => package::package(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS] | contract | postgres | package>"
+                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS] | contract | soak [--minutes N] | postgres | package>"
             );
             return ExitCode::from(2);
         }

@@ -134,6 +134,7 @@ pub fn test() -> Result<(), String> {
     step.done()?;
 
     crate::contract::check()?;
+    crate::soak::run(std::time::Duration::from_secs(60))?;
 
     package::test_js()?;
 
