@@ -26,6 +26,21 @@ fn free_port() -> anyhow::Result<u16> {
 impl Browser {
     /// Starts ChromeDriver on a free port and opens a fresh headless profile.
     pub async fn start() -> anyhow::Result<Self> {
+        Self::start_as(None).await
+    }
+
+    /// Like [`Browser::start`], as a phone: ChromeDriver's mobile emulation
+    /// at 390×844 CSS pixels (device pixel ratio 3) with touch.
+    pub async fn start_phone() -> anyhow::Result<Self> {
+        let phone = json!({
+            "deviceMetrics": { "width": 390, "height": 844, "pixelRatio": 3.0, "touch": true },
+            "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) \
+                          Chrome/120.0 Mobile Safari/537.36"
+        });
+        Self::start_as(Some(phone)).await
+    }
+
+    async fn start_as(mobile_emulation: Option<serde_json::Value>) -> anyhow::Result<Self> {
         let port = free_port()?;
         let driver_path = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_owned());
         // Its own process group, so that drop can kill the Chromium it starts too.
@@ -37,7 +52,7 @@ impl Browser {
             .spawn()
             .with_context(|| format!("starting {driver_path}"))?;
         let profile = tempfile::tempdir()?;
-        let client = match Self::connect(port, profile.path()).await {
+        let client = match Self::connect(port, profile.path(), mobile_emulation).await {
             Ok(client) => client,
             Err(error) => {
                 kill_group(&driver);
@@ -47,8 +62,8 @@ impl Browser {
         Ok(Self { client, driver, _profile: profile })
     }
 
-    async fn connect(port: u16, profile: &Path) -> anyhow::Result<Client> {
-        let capabilities = json!({
+    async fn connect(port: u16, profile: &Path, mobile_emulation: Option<serde_json::Value>) -> anyhow::Result<Client> {
+        let mut capabilities = json!({
             "goog:chromeOptions": {
                 "binary": std::env::var("CHROME").unwrap_or_else(|_| "/usr/bin/chromium".to_owned()),
                 "args": [
@@ -59,6 +74,9 @@ impl Browser {
                 ]
             }
         });
+        if let Some(phone) = mobile_emulation {
+            capabilities["goog:chromeOptions"]["mobileEmulation"] = phone;
+        }
         let capabilities = match capabilities {
             serde_json::Value::Object(map) => map,
             _ => unreachable!("a JSON object literal"),

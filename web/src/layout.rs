@@ -139,6 +139,18 @@ impl Layout {
             .collect()
     }
 
+    /// Each row as a line, `(first x, last x, mean y)`, for the minimap.
+    pub fn row_lines(&self, ys: impl Fn(usize) -> f64) -> Vec<(f64, f64, f64)> {
+        self.rows
+            .iter()
+            .filter_map(|row| {
+                let (first, last) = (*row.first()?, *row.last()?);
+                let y = row.iter().map(|&seat| ys(seat)).sum::<f64>() / row.len() as f64;
+                Some((self.xs[first], self.xs[last], y))
+            })
+            .collect()
+    }
+
     /// The seat an arrow (or Home/End) key leads to from `from`; `from`
     /// itself at an edge.
     pub fn step(&self, from: usize, step: Step) -> usize {

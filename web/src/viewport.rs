@@ -82,6 +82,11 @@ impl Viewport {
         Self { cx: self.cx + dx, cy: self.cy + dy, ..self }.clamped()
     }
 
+    /// The same zoom centred on the map point `(x, y)` (as near as the map allows).
+    pub fn centred_on(self, x: f64, y: f64) -> Self {
+        Self { cx: x, cy: y, ..self }.clamped()
+    }
+
     /// Brings the map point `(x, y)` into view when it is near an edge or
     /// outside, moving as little as possible; unchanged otherwise.
     pub fn reveal(self, x: f64, y: f64, margin: f64) -> Self {

@@ -7,6 +7,7 @@ pub mod countdown;
 pub mod hold_panel;
 pub mod legend;
 pub mod messages;
+pub mod minimap;
 pub mod seat;
 pub mod seat_list;
 pub mod seat_map;

@@ -4,12 +4,16 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
+use crate::components::minimap::Minimap;
 use crate::components::seat::{markup, repaint};
 use crate::components::zoom_controls::ZoomControls;
 use crate::decimal::Dec;
 use crate::layout::Step;
 use crate::model::{MapModel, SeatLook};
 use crate::viewport::{Viewport, ZOOM_STEP};
+
+/// The smallest seat (CSS pixels) a finger is offered at the default zoom.
+const MIN_TAP_PX: f64 = 24.0;
 
 /// How far (CSS pixels) a press may move and still count as a click.
 const DRAG_THRESHOLD: f64 = 6.0;
@@ -231,10 +235,29 @@ pub fn SeatMap(
             }
         })
         .collect_view();
+    let rows = model.layout.row_lines(|seat| model.seats[seat].y);
+    // A finger needs about 24 px: with a coarse pointer, start zoomed in on
+    // the stage's middle far enough for seats that size (pan and the
+    // minimap reach the rest); a venue that fits stays whole.
+    Effect::new(move |_| {
+        let Some(svg) = svg_ref.get() else {
+            return;
+        };
+        let coarse = window().match_media("(pointer: coarse)").ok().flatten().is_some_and(|query| query.matches());
+        let width = svg.get_bounding_client_rect().width();
+        if !coarse || width <= 0.0 {
+            return;
+        }
+        let seat_px = 2.0 * radius * width / bounds.width.max(1e-6);
+        if seat_px < MIN_TAP_PX {
+            viewport.set(Viewport::whole(bounds).zoom_at(MIN_TAP_PX * 1.05 / seat_px, 0.5, 0.0));
+        }
+    });
     let aspect = format!("aspect-ratio: {} / {}", Dec(bounds.width), Dec(bounds.height));
     view! {
         <div class="map">
             <ZoomControls viewport/>
+            <Minimap viewport bounds rows/>
             <svg
                 node_ref=svg_ref
                 class="seat-map"
