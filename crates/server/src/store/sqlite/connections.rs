@@ -30,9 +30,16 @@ const READERS: usize = 2;
 /// disk flushes per round stay few beside the writer's.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(100);
 
+/// Bytes per database page for new databases.
+const PAGE_SIZE: i64 = 1024;
+
 /// Opens one connection with the store's settings.
 pub(super) fn open(path: &Path, sync: Durability) -> anyhow::Result<Connection> {
     let connection = Connection::open(path).with_context(|| format!("opening SQLite database {}", path.display()))?;
+    // Before the first table exists (a no-op later): small pages, because a
+    // commit writes every page it dirtied to the WAL whole, and a batch of
+    // holds dirties one leaf per random key (holder index, client ids).
+    connection.pragma_update(None, "page_size", PAGE_SIZE)?;
     connection.pragma_update(None, "journal_mode", "WAL")?;
     connection.pragma_update(None, "synchronous", sync.pragma())?;
     connection.pragma_update(None, "foreign_keys", "ON")?;
