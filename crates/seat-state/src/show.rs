@@ -4,6 +4,7 @@ use std::collections::HashSet;
 use std::fmt;
 
 use crate::ids::{AreaId, PlaceId, SeatId, ShowId};
+use crate::seating::{self, Category, Channel, Point, RowPlace};
 use crate::wire;
 
 /// What happens when a customer confirms after the deadline.
@@ -57,6 +58,8 @@ pub struct Seat {
     pub y: f64,
     pub label: String,
     pub category: Option<String>,
+    /// Section, row and number, when the venue says.
+    pub place: Option<RowPlace>,
 }
 
 /// A general-admission area: places without numbers.
@@ -75,6 +78,11 @@ pub struct Show {
     pub rules: HoldRules,
     pub seats: Vec<Seat>,
     pub areas: Vec<Area>,
+    /// Price categories; when there are any, every seat's category is one.
+    pub categories: Vec<Category>,
+    /// The stage: best available ranks blocks by distance to it.
+    pub focus: Option<Point>,
+    pub channels: Vec<Channel>,
 }
 
 /// Why a show definition was refused (`422 invalid_show`).
@@ -161,21 +169,27 @@ impl Show {
                 Err(InvalidShow(format!("id {raw:?} is used twice among seats and areas")))
             }
         };
+        let categories = seating::categories(input.categories.as_deref().unwrap_or_default())?;
         let seats = seat_inputs
             .iter()
-            .map(|seat| {
+            .map(|venue_seat| {
+                let seat = &venue_seat.seat;
                 if !(seat.x.is_finite() && seat.y.is_finite()) {
                     return Err(InvalidShow(format!("seat {:?} needs finite x and y", seat.id)));
                 }
+                let id = unique(&seat.id)?;
+                seating::seat_category(&id, seat.category.as_deref(), &categories)?;
                 Ok(Seat {
-                    id: unique(&seat.id)?,
+                    id,
                     x: seat.x,
                     y: seat.y,
                     label: seat.label.clone().unwrap_or_else(|| seat.id.clone()),
                     category: seat.category.clone(),
+                    place: seating::row_place(venue_seat)?,
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
+        seating::unique_places(seats.iter().map(|seat| (&seat.id, &seat.place)))?;
         let areas = area_inputs
             .iter()
             .map(|area| {
@@ -186,12 +200,17 @@ impl Show {
                 Ok(Area { id: unique(&area.id)?, name: area.name.clone(), capacity })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        Ok(Self { id, name: name.to_owned(), rules, seats, areas })
+        let seat_ids: HashSet<&str> = seats.iter().map(|seat| seat.id.as_str()).collect();
+        let channels = seating::channels(input.channels.as_deref().unwrap_or_default(), |id| seat_ids.contains(id))?;
+        let focus = seating::focus(input.focus)?;
+        Ok(Self { id, name: name.to_owned(), rules, seats, areas, categories, focus, channels })
     }
 
     /// The complete definition as sent on the wire.
-    pub fn to_wire(&self) -> wire::ShowDefinition {
-        wire::ShowDefinition {
+    /// (channel codes included: [`wire::ShowDocument::without_codes`] is
+    /// what customers may read).
+    pub fn to_wire(&self) -> wire::ShowDocument {
+        wire::ShowDocument {
             id: self.id.to_string(),
             name: self.name.clone(),
             hold_seconds: self.rules.hold_seconds.into(),
@@ -203,12 +222,17 @@ impl Show {
             seats: self
                 .seats
                 .iter()
-                .map(|seat| wire::SeatDefinition {
-                    id: seat.id.to_string(),
-                    x: seat.x,
-                    y: seat.y,
-                    label: Some(seat.label.clone()),
-                    category: seat.category.clone(),
+                .map(|seat| wire::VenueSeat {
+                    seat: wire::SeatDefinition {
+                        id: seat.id.to_string(),
+                        x: seat.x,
+                        y: seat.y,
+                        label: Some(seat.label.clone()),
+                        category: seat.category.clone(),
+                    },
+                    section: seat.place.as_ref().map(|place| place.section.clone()),
+                    row: seat.place.as_ref().map(|place| place.row.clone()),
+                    number: seat.place.as_ref().map(|place| i64::from(place.number)),
                 })
                 .collect(),
             areas: self
@@ -220,6 +244,9 @@ impl Show {
                     capacity: area.capacity.into(),
                 })
                 .collect(),
+            categories: self.categories.iter().map(Into::into).collect(),
+            focus: self.focus.map(|Point { x, y }| wire::Focus { x, y }),
+            channels: self.channels.iter().map(Into::into).collect(),
         }
     }
 }

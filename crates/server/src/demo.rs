@@ -2,7 +2,7 @@
 //! and an arena of 20,000 seats with a 5,000-place standing floor.
 
 use seat_state::Show;
-use seat_state::wire::{AreaDefinition, SeatDefinition, ShowInput};
+use seat_state::wire::{AreaDefinition, SeatDefinition, ShowInput, VenueSeat};
 
 /// The demo theatre's id.
 pub const DEMO_SHOW_ID: &str = "demo-theatre";
@@ -18,13 +18,13 @@ pub fn theatre() -> Show {
         .flat_map(|(row_index, row)| {
             (1..=SEATS_PER_ROW).map(move |number| {
                 let aisle = if number > SEATS_PER_ROW / 2 { 20.0 } else { 0.0 };
-                SeatDefinition {
+                VenueSeat::from(SeatDefinition {
                     id: format!("{row}{number}"),
                     x: f64::from(number - 1) * 30.0 + aisle,
                     y: row_index as f64 * 34.0,
                     label: Some(format!("Row {row}, seat {number}")),
                     category: Some(if row_index < 3 { "premium" } else { "standard" }.to_owned()),
-                }
+                })
             })
         })
         .collect();
@@ -49,13 +49,13 @@ pub fn arena() -> Show {
         .flat_map(|row| {
             (1..=ARENA_SEATS_PER_ROW).map(move |number| {
                 let block_gap = f64::from((number - 1) / 50) * 16.0;
-                SeatDefinition {
+                VenueSeat::from(SeatDefinition {
                     id: format!("R{row}-{number}"),
                     x: f64::from(number - 1) * 12.0 + block_gap,
                     y: f64::from(row - 1) * 14.0,
                     label: Some(format!("Row {row}, seat {number}")),
                     category: Some(if row <= 20 { "lower" } else { "upper" }.to_owned()),
-                }
+                })
             })
         })
         .collect();

@@ -5,10 +5,12 @@
 //! into domain types.
 
 mod hold;
+mod venue;
 
 use serde::{Deserialize, Serialize};
 
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
+pub use venue::{CategoryDefinition, ChannelDefinition, Focus, ShowDocument, VenueSeat};
 
 /// A seat in a show definition, as sent by an admin or returned by the server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -56,11 +58,18 @@ pub struct ShowInput {
     pub max_seats_per_hold: Option<i64>,
     pub max_active_holds_per_holder: Option<i64>,
     pub late_policy: Option<String>,
-    pub seats: Option<Vec<SeatDefinition>>,
+    pub seats: Option<Vec<VenueSeat>>,
     pub areas: Option<Vec<AreaDefinition>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub categories: Option<Vec<CategoryDefinition>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<Focus>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channels: Option<Vec<ChannelDefinition>>,
 }
 
-/// A complete show definition, every default filled in.
+/// The v1 fields of a complete show definition, as v1 clients read
+/// `GET /api/shows/{id}` (the answer is a [`ShowDocument`], a superset).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -83,7 +92,7 @@ pub struct ShowDefinition {
 #[serde(rename_all = "camelCase")]
 pub struct ShowBody {
     #[serde(flatten)]
-    pub show: ShowDefinition,
+    pub show: ShowDocument,
     pub server_time: i64,
 }
 

@@ -64,6 +64,36 @@ fn constrain_schemas(schemas: &mut Value) {
     hold["seats"]["items"]["pattern"] = json!(PLACE_ID);
     hold["areas"]["additionalProperties"]["minimum"] = json!(1);
     hold["areas"]["propertyNames"]["pattern"] = json!(PLACE_ID);
+    constrain_box_office(schemas);
+}
+
+/// API.md "Box office (v2)": categories, rows, channels (seat-state's
+/// `seating` module checks the same).
+fn constrain_box_office(schemas: &mut Value) {
+    let category = &mut schemas["CategoryDefinition"]["properties"];
+    category["id"]["pattern"] = json!(PLACE_ID);
+    category["name"] = json!({"type": "string", "pattern": "\\S", "maxLength": 200});
+    category["price"]["minimum"] = json!(0);
+    category["price"]["maximum"] = json!(1_000_000_000_000_i64);
+    category["currency"]["pattern"] = json!("^[A-Z]{3}$");
+    category["color"]["pattern"] = json!("^#[0-9A-Fa-f]{6}$");
+    let channel = &mut schemas["ChannelDefinition"];
+    channel["properties"]["id"]["pattern"] = json!(PLACE_ID);
+    channel["properties"]["code"] = json!({"type": "string", "pattern": "\\S", "maxLength": 128});
+    channel["properties"]["seats"]["items"]["pattern"] = json!(PLACE_ID);
+    channel["description"] = json!(
+        "`code` is required on input and left out of `GET /api/shows/{showId}`; each seat is in one channel at most."
+    );
+    if let Some(parts) = schemas["VenueSeat"]["allOf"].as_array_mut() {
+        for part in parts.iter_mut().filter(|part| part["properties"].is_object()) {
+            let place = &mut part["properties"];
+            place["section"] = json!({"type": ["string", "null"], "pattern": "\\S", "maxLength": 64});
+            place["row"] = json!({"type": ["string", "null"], "pattern": "\\S", "maxLength": 64});
+            place["number"]["minimum"] = json!(0);
+            place["number"]["maximum"] = json!(1_000_000);
+            part["description"] = json!("`section`, `row` and `number` come together or not at all.");
+        }
+    }
 }
 
 /// Each event of `GET /api/shows/{showId}/events`, as the event object

@@ -28,7 +28,8 @@ async fn list_shows(State(state): State<AppState>, Now(now): Now) -> Result<Json
     Ok(Json(ShowList { shows: state.store.list_shows().await?, server_time: now.0 }))
 }
 
-/// One show's definition: seats with positions, areas, hold rules.
+/// One show's definition: seats with positions and rows, areas, hold
+/// rules, price categories, the stage, channels (without their codes).
 #[utoipa::path(get, path = "/shows/{showId}", tag = "shows",
     params(("showId" = String, Path, description = "The show's id")),
     responses((status = 200, body = ShowBody), (status = 404, description = "unknown_show", body = ErrorBody)))]
@@ -38,7 +39,7 @@ async fn get_show(
     Path(show_id): Path<String>,
 ) -> Result<Json<ShowBody>, AppError> {
     let show = state.store.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    Ok(Json(ShowBody { show: show.to_wire(), server_time: now.0 }))
+    Ok(Json(ShowBody { show: show.to_wire().without_codes(), server_time: now.0 }))
 }
 
 /// Proof that the request carries the admin token.

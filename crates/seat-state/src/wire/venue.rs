@@ -1,0 +1,104 @@
+//! The box office's additions to a show definition (API.md "Box office
+//! (v2)"): seats in rows, price categories, the stage, sales channels.
+//!
+//! The v1 types ([`super::SeatDefinition`], [`super::ShowDefinition`]) stay
+//! as they were, so clients that read only v1 fields keep compiling; these
+//! carry the v1 fields plus the new ones.
+
+use serde::{Deserialize, Serialize};
+
+use super::{AreaDefinition, SeatDefinition};
+
+/// A seat with its place in a row: adjacency is consecutive `number`s in one
+/// `section` and `row`. The three come together or not at all.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct VenueSeat {
+    #[serde(flatten)]
+    pub seat: SeatDefinition,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub section: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub row: Option<String>,
+    /// Order within the row.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub number: Option<i64>,
+}
+
+impl From<SeatDefinition> for VenueSeat {
+    fn from(seat: SeatDefinition) -> Self {
+        Self { seat, section: None, row: None, number: None }
+    }
+}
+
+/// A price category; seats name it by `id` in their `category`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct CategoryDefinition {
+    pub id: String,
+    pub name: String,
+    /// In minor units of `currency` (cents for EUR).
+    pub price: i64,
+    /// ISO 4217 code, e.g. `EUR`.
+    pub currency: String,
+    /// `#rrggbb`.
+    pub color: String,
+}
+
+/// A point on the map: the stage that best available ranks by.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct Focus {
+    pub x: f64,
+    pub y: f64,
+}
+
+/// Seats sold only to holders of a code (a presale, a partner).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelDefinition {
+    pub id: String,
+    /// The secret a hold request carries as `channel`; required on input,
+    /// never shown to customers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub code: Option<String>,
+    pub seats: Vec<String>,
+}
+
+/// A complete show definition (v1 fields and the box office's), every
+/// default filled in: what `GET /api/shows/{showId}` answers and what the
+/// stores keep.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct ShowDocument {
+    pub id: String,
+    pub name: String,
+    pub hold_seconds: i64,
+    pub extension_seconds: i64,
+    pub max_extensions: i64,
+    pub max_seats_per_hold: i64,
+    pub max_active_holds_per_holder: i64,
+    pub late_policy: String,
+    pub seats: Vec<VenueSeat>,
+    pub areas: Vec<AreaDefinition>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub categories: Vec<CategoryDefinition>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub focus: Option<Focus>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub channels: Vec<ChannelDefinition>,
+}
+
+impl ShowDocument {
+    /// The definition customers may read: channel codes left out.
+    pub fn without_codes(mut self) -> Self {
+        for channel in &mut self.channels {
+            channel.code = None;
+        }
+        self
+    }
+}
