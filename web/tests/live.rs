@@ -8,30 +8,13 @@
 
 mod common;
 
-use std::collections::BTreeMap;
-
-use common::{UNCERTAINTY, advance, change, facts, mount, server_now, show, sleep};
+use common::{UNCERTAINTY, advance, change, facts, mount, my_hold, server_now, show, sleep};
 use leptos::task::tick;
 use seat_state::sync::Input;
-use seat_state::wire::HoldBody;
 use seat_state::{Countdown, ServerMillis};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
-
-fn my_hold(hold_id: &str, seats: &[&str], expires_at: ServerMillis) -> HoldBody {
-    HoldBody {
-        hold_id: hold_id.into(),
-        show_id: "test-show".into(),
-        seats: seats.iter().map(|seat| (*seat).to_owned()).collect(),
-        areas: BTreeMap::new(),
-        status: "HELD".into(),
-        expires_at: expires_at.0,
-        extensions: 0,
-        late: false,
-        server_time: server_now().0,
-    }
-}
 
 #[wasm_bindgen_test]
 async fn the_countdown_shows_buffered_server_time_and_ends_before_the_server() {

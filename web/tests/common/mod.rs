@@ -3,11 +3,12 @@
 
 #![allow(dead_code)]
 
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use leptos::prelude::*;
 use seat_state::sync::Input;
-use seat_state::wire::{AreaDefinition, ChangeEvent, SeatDefinition, SeatFact, SeatMap, ShowDefinition};
+use seat_state::wire::{AreaDefinition, ChangeEvent, HoldBody, SeatDefinition, SeatFact, SeatMap, ShowDefinition};
 use seat_state::{ClockSample, LocalMillis, ServerMillis};
 use seathold_web::components::connection_status::Connection;
 use seathold_web::components::show_view::ShowView;
@@ -213,4 +214,19 @@ pub fn focused_seat() -> String {
 /// Waits for real time to pass (for timers).
 pub async fn sleep(millis: u32) {
     gloo_timers::future::TimeoutFuture::new(millis).await;
+}
+
+/// An active hold of mine on the test show.
+pub fn my_hold(hold_id: &str, seats: &[&str], expires_at: ServerMillis) -> HoldBody {
+    HoldBody {
+        hold_id: hold_id.into(),
+        show_id: "test-show".into(),
+        seats: seats.iter().map(|seat| (*seat).to_owned()).collect(),
+        areas: BTreeMap::new(),
+        status: "HELD".into(),
+        expires_at: expires_at.0,
+        extensions: 0,
+        late: false,
+        server_time: server_now().0,
+    }
 }
