@@ -19,7 +19,7 @@ use seat_state::wire::{
     ChangeEvent, ErrorBody, HoldBody, HoldList, HoldRequestBody, SeatMap, SessionBody, ShowDefinition, ShowList,
     TimeBody,
 };
-use seat_state::{ClockSample, LocalMillis, ServerMillis};
+use seat_state::{ClockSample, LocalMillis, Rejection, ServerMillis};
 
 use crate::words;
 
@@ -62,16 +62,14 @@ impl ApiError {
         self.sentence_naming(&str::to_owned)
     }
 
-    /// One sentence for the customer, seats named by `name` (their labels).
+    /// One sentence for the customer, seats named by `name` (their labels):
+    /// a rule's refusal in `seat-state`'s words, anything else by its code.
     pub fn sentence_naming(&self, name: &dyn Fn(&str) -> String) -> String {
         match self {
-            Self::Server { body, .. } => words::error_sentence(
-                &body.error,
-                &body.seats.iter().flatten().map(|seat_id| name(seat_id)).collect::<Vec<_>>(),
-                body.area.as_deref(),
-                body.available,
-                &body.message,
-            ),
+            Self::Server { body, .. } => match Rejection::from_wire(body) {
+                Some(rejection) => words::refusal(rejection.naming_seats(name)),
+                None => words::error_sentence(&body.error, &body.message),
+            },
             Self::Transport(_) => words::UNREACHABLE.to_owned(),
         }
     }

@@ -1,6 +1,6 @@
 //! Every sentence the customer reads about a seat, a hold or an error.
 
-use seat_state::SeatState;
+use seat_state::{Rejection, SeatState};
 
 /// How a screen reader says a seat's state.
 pub fn spoken_state(state: SeatState, mine: bool) -> &'static str {
@@ -28,10 +28,10 @@ pub fn list(items: &[String]) -> String {
     }
 }
 
-/// "Row B, seat 8 (B8) was just taken." / "… and … were just taken."
+/// "Row B, seat 8 (B8) was just taken. The rest of your selection is kept."
+/// The rule's own sentence from `seat-state`, then what the page did.
 pub fn taken(seats: &[String]) -> String {
-    let verb = if seats.len() == 1 { "was" } else { "were" };
-    format!("{} {verb} just taken. The rest of your selection is kept.", list(seats))
+    refusal(Rejection::SeatsTaken { seats: seats.to_vec() })
 }
 
 /// The sentence for picking more places than a hold may have.
@@ -57,38 +57,21 @@ pub fn places(count: u32) -> String {
     if count == 1 { "1 place".to_owned() } else { format!("{count} places") }
 }
 
-/// The customer's sentence for every error code of API.md; `fallback` is
-/// the server's own sentence, used for a code this version does not know.
-pub fn error_sentence(
-    code: &str,
-    seats: &[String],
-    area: Option<&str>,
-    available: Option<i64>,
-    fallback: &str,
-) -> String {
+/// A refusal by the rules, in `seat-state`'s words (its one table of
+/// sentences), plus what the page did about it.
+pub fn refusal(rejection: Rejection) -> String {
+    match rejection {
+        Rejection::SeatsTaken { seats } if seats.is_empty() => "Some of those seats were just taken.".to_owned(),
+        taken @ Rejection::SeatsTaken { .. } => format!("{} The rest of your selection is kept.", taken.message()),
+        other => other.message(),
+    }
+}
+
+/// The customer's sentence for an error code that is not a rule's (those
+/// are [`refusal`]s); `fallback` is the server's own sentence, used for a
+/// code this version does not know.
+pub fn error_sentence(code: &str, fallback: &str) -> String {
     match code {
-        "seats_taken" if !seats.is_empty() => taken(seats),
-        "seats_taken" => "Some of those seats were just taken.".to_owned(),
-        "not_enough_seats" => match (area, available) {
-            (Some(area), Some(0)) => format!("{area} is sold out."),
-            (Some(area), Some(1)) => format!("Only 1 place is left in {area}."),
-            (Some(area), Some(n)) => format!("Only {n} places are left in {area}."),
-            _ => "There are not enough places left in that area.".to_owned(),
-        },
-        "invalid_seats" if !seats.is_empty() => {
-            format!("{} cannot be held together. Check your selection and try again.", list(seats))
-        }
-        "invalid_seats" => "Pick at least one place, within this show's limit.".to_owned(),
-        "invalid_quantity" => "Each area needs a whole number of places, at least 1.".to_owned(),
-        "invalid_hold_id" | "idempotency_mismatch" => {
-            "Something went wrong with that request. Please try again.".to_owned()
-        }
-        "hold_limit" => "You already have a hold. Confirm or release it before holding more.".to_owned(),
-        "no_hold" => "That hold is no longer yours or no longer exists.".to_owned(),
-        "hold_expired" => "Your hold has expired and its places were let go.".to_owned(),
-        "hold_released" => "That hold was released.".to_owned(),
-        "already_confirmed" => "That hold is already confirmed.".to_owned(),
-        "extension_limit" => "This hold cannot be extended any more.".to_owned(),
         "unauthorized" => "Your session has ended. Reload the page to start again.".to_owned(),
         "unknown_show" => "There is no such show.".to_owned(),
         "bad_request" | "payload_too_large" => {

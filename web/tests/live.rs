@@ -10,8 +10,8 @@ mod common;
 
 use common::{UNCERTAINTY, advance, change, facts, mount, my_hold, server_now, show, sleep};
 use leptos::task::tick;
+use seat_state::Countdown;
 use seat_state::sync::Input;
-use seat_state::{Countdown, ServerMillis};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);

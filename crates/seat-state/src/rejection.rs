@@ -109,6 +109,40 @@ impl Rejection {
         }
     }
 
+    /// The refusal an error body carries, for a client to word it from the
+    /// same table; `None` for a code that is not a rule's (`unauthorized`,
+    /// `unknown_show`, …) or a body missing its code's fields.
+    pub fn from_wire(body: &wire::ErrorBody) -> Option<Self> {
+        let seats = || body.seats.clone().unwrap_or_default();
+        Some(match body.error.as_str() {
+            "invalid_seats" => Self::InvalidSeats { seats: seats() },
+            "invalid_quantity" => Self::InvalidQuantity { area: body.area.clone() },
+            "invalid_hold_id" => Self::InvalidHoldId,
+            "idempotency_mismatch" => Self::IdempotencyMismatch,
+            "hold_limit" => Self::HoldLimit,
+            "seats_taken" => Self::SeatsTaken { seats: seats() },
+            "not_enough_seats" => {
+                Self::NotEnoughSeats { area: body.area.clone()?, available: u32::try_from(body.available?).ok()? }
+            }
+            "no_hold" => Self::NoHold,
+            "hold_expired" => Self::HoldExpired,
+            "hold_released" => Self::HoldReleased,
+            "already_confirmed" => Self::AlreadyConfirmed,
+            "extension_limit" => Self::ExtensionLimit,
+            _ => return None,
+        })
+    }
+
+    /// The same refusal with each seat it names renamed (ids to labels, for
+    /// a sentence on screen).
+    pub fn naming_seats(self, name: impl Fn(&str) -> String) -> Self {
+        match self {
+            Self::InvalidSeats { seats } => Self::InvalidSeats { seats: seats.iter().map(|s| name(s)).collect() },
+            Self::SeatsTaken { seats } => Self::SeatsTaken { seats: seats.iter().map(|s| name(s)).collect() },
+            other => other,
+        }
+    }
+
     /// The error body API.md specifies, with this code's extra fields.
     pub fn to_wire(&self, now: ServerMillis) -> wire::ErrorBody {
         let mut body = wire::ErrorBody {

@@ -15,8 +15,8 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use seat_state::wire::{ChangeEvent, HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
-use seat_state::{HoldStatus, ServerMillis};
+use seat_state::wire::{ChangeEvent, ErrorBody, HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
+use seat_state::{HoldStatus, Rejection, ServerMillis};
 use support::{Desk, at, theatre};
 
 /// Parses `text` as `T`, writes it back, and checks nothing was lost.
@@ -119,4 +119,40 @@ fn a_hold_counts_its_places_and_the_extensions_it_has_left() {
     assert_eq!(hold.extensions_left(3), 2);
     assert_eq!(hold.extensions_left(1), 0);
     assert_eq!(hold.extensions_left(0), 0, "never below zero");
+}
+
+#[test]
+fn every_refusal_reads_back_from_its_error_body() {
+    let seats = vec!["B7".to_owned(), "B8".to_owned()];
+    let every = [
+        Rejection::InvalidSeats { seats: seats.clone() },
+        Rejection::InvalidSeats { seats: vec![] },
+        Rejection::InvalidQuantity { area: None },
+        Rejection::InvalidHoldId,
+        Rejection::IdempotencyMismatch,
+        Rejection::HoldLimit,
+        Rejection::SeatsTaken { seats },
+        Rejection::NotEnoughSeats { area: "standing".into(), available: 3 },
+        Rejection::NoHold,
+        Rejection::HoldExpired,
+        Rejection::HoldReleased,
+        Rejection::AlreadyConfirmed,
+        Rejection::ExtensionLimit,
+    ];
+    for rejection in every {
+        let body = rejection.to_wire(ServerMillis(1));
+        assert_eq!(Rejection::from_wire(&body), Some(rejection), "{}", body.error);
+    }
+    // The wire does not name the area of a bad quantity.
+    let quantity = Rejection::InvalidQuantity { area: Some("standing".into()) }.to_wire(ServerMillis(1));
+    assert_eq!(Rejection::from_wire(&quantity), Some(Rejection::InvalidQuantity { area: None }));
+    let not_a_rule = Rejection::HoldLimit.to_wire(ServerMillis(1));
+    assert_eq!(Rejection::from_wire(&ErrorBody { error: "unauthorized".into(), ..not_a_rule }), None);
+}
+
+#[test]
+fn a_refusal_names_its_seats_as_asked() {
+    let taken = Rejection::SeatsTaken { seats: vec!["B8".into()] }.naming_seats(|id| format!("Row B, seat 8 ({id})"));
+    assert_eq!(taken.message(), "Row B, seat 8 (B8) was just taken.");
+    assert_eq!(Rejection::HoldLimit.naming_seats(str::to_owned), Rejection::HoldLimit);
 }
