@@ -2,9 +2,10 @@
 //! `GET /api/time` (smallest round trip of recent samples).
 
 use seat_state::{ClockSample, LocalMillis, SampleOutcome, ServerMillis};
-use tsify::{Ts, Tsify};
+use tsify::Ts;
 use wasm_bindgen::prelude::*;
 
+use crate::boundary::to_js;
 use crate::{millis, number};
 
 /// The running estimate of the server's clock; see `seat_state::ClockSync`.
@@ -38,7 +39,7 @@ impl ClockSync {
             server: ServerMillis(millis(server_time_ms)?),
             received: LocalMillis(millis(received_at_local_ms)?),
         });
-        Ok(outcome.into_ts()?)
+        to_js(&outcome)
     }
 
     /// The estimated server time at local time `localMs`; `undefined` before any sample.

@@ -9,14 +9,18 @@
 //! Nothing here reads a clock: every instant is a JavaScript number of epoch
 //! milliseconds passed in by the caller (`Date.now()`, or
 //! `performance.timeOrigin + performance.now()`). Objects cross the boundary
-//! with serde-wasm-bindgen, and their TypeScript types are generated from the
-//! Rust types by tsify (the wire types are `seat-state`'s own).
+//! through serde, by this crate's own small (de)serializer over `JsValue`
+//! (`boundary`), and their TypeScript types are generated from the Rust
+//! types by tsify (the wire types are `seat-state`'s own).
 
+mod boundary;
 mod clock;
 mod machine;
 
 use serde::Deserialize;
 use tsify::{Ts, Tsify};
+
+use boundary::{from_js, to_js};
 use wasm_bindgen::prelude::*;
 
 pub use clock::ClockSync;
@@ -42,10 +46,10 @@ pub fn seat_state(
     facts: Ts<SeatFacts>,
     #[wasm_bindgen(js_name = serverNowMs)] server_now_ms: f64,
 ) -> Result<Ts<SeatState>, JsError> {
-    let facts = facts.to_rust()?;
+    let facts = from_js(&facts)?;
     let now = seat_state::ServerMillis(millis(server_now_ms)?);
     let state = seat_state::seat_state(facts.sold, facts.hold_expires_at.map(seat_state::ServerMillis), now);
-    Ok(state.into_ts()?)
+    to_js(&state)
 }
 
 /// The countdown to show for a hold ending at `expiresAtMs` (server time) at
@@ -65,7 +69,7 @@ pub fn countdown(
         millis(uncertainty_ms)?,
         buffer,
     );
-    Ok(view.into_ts()?)
+    to_js(&view)
 }
 
 /// A JavaScript number of milliseconds as whole milliseconds (rounded down:

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
+use crate::boundary::{from_js, to_js};
 use crate::{millis, number};
 
 /// One thing that arrived, e.g. `{snapshot: seatMap}` or `{tick: Date.now()}`.
@@ -103,7 +104,7 @@ impl SeatMapSync {
     /// Takes one input. Tick before other input when time has passed.
     #[wasm_bindgen(js_name = handleInput)]
     pub fn handle_input(&mut self, input: Ts<SyncInput>) -> Result<(), JsError> {
-        let input = match input.to_rust()? {
+        let input = match from_js(&input)? {
             SyncInput::Snapshot(map) => Input::Snapshot(map),
             SyncInput::Change(event) => Input::Change(event),
             SyncInput::MyHolds(holds) => Input::MyHolds(holds),
@@ -129,24 +130,24 @@ impl SeatMapSync {
             Output::ResyncNeeded { last_version } => SyncOutput::ResyncNeeded { last_version },
             Output::Timeout(at) => SyncOutput::Timeout { at: at.map(|at| number(at.0)) },
         };
-        Ok(output.into_ts()?)
+        to_js(&output)
     }
 
     /// The seats and areas that look different since last asked (the
     /// first time: all), and whether my holds' statuses or countdowns did.
     #[wasm_bindgen(js_name = drainChanged)]
     pub fn drain_changed(&mut self) -> Result<Ts<Changed>, JsError> {
-        Ok(self.inner.drain_changed().into_ts()?)
+        to_js(&self.inner.drain_changed())
     }
 
     /// How one seat looks now; `undefined` for an unknown id.
     pub fn seat(&self, id: &str) -> Result<Option<Ts<SeatView>>, JsError> {
-        Ok(self.inner.seat(id).map(|view| view.into_ts()).transpose()?)
+        self.inner.seat(id).map(|view| to_js(&view)).transpose()
     }
 
     /// How one general-admission area looks now; `undefined` for an unknown id.
     pub fn area(&self, id: &str) -> Result<Option<Ts<AreaView>>, JsError> {
-        Ok(self.inner.area(id).map(|view| view.into_ts()).transpose()?)
+        self.inner.area(id).map(|view| to_js(&view)).transpose()
     }
 
     /// My holds, newest first, with their buffered countdowns.
@@ -157,7 +158,7 @@ impl SeatMapSync {
             status: view.status,
             countdown: view.countdown.cloned(),
         });
-        Ok(holds.map(|hold| hold.into_ts()).collect::<Result<_, _>>()?)
+        holds.map(|hold| to_js(&hold)).collect()
     }
 
     /// The estimated server time at the last tick; `undefined` before any.

@@ -92,3 +92,59 @@ fn the_machine_takes_a_snapshot_and_a_change_and_asks_for_a_lost_one() {
     assert!(sync.handle_input(js(r#"{"snapshot": {"version": "new"}}"#)).is_err(), "a malformed input throws");
     assert!(sync.handle_input(js(r#"{"tock": 1}"#)).is_err(), "an unknown input throws");
 }
+
+/// The message of what a call threw.
+fn thrown(error: wasm_bindgen::JsError) -> String {
+    let error: JsValue = error.into();
+    js_sys::Reflect::get(&error, &"message".into()).unwrap().as_string().unwrap()
+}
+
+#[wasm_bindgen_test]
+fn malformed_input_throws_a_message_naming_what_and_where() {
+    let facts = |facts: &str| thrown(seat_state(js(facts), SERVER as f64).unwrap_err());
+    assert_eq!(facts(r#"{"sold": "yes"}"#), "expected a boolean at sold");
+    assert_eq!(facts(r#"{"sold": false, "holdExpiresAt": 1.5}"#), "expected an integer at holdExpiresAt");
+    assert_eq!(facts(r#"{"sold": false, "holdExpiresAt": 9007199254740992}"#), "expected an integer at holdExpiresAt");
+    assert_eq!(facts(r#"{"holdExpiresAt": 1}"#), "missing field at sold");
+    assert_eq!(facts("[]"), "expected an object");
+
+    let mut sync = SeatMapSync::new(None).unwrap();
+    let mut feed = |input: &str| sync.handle_input(js(input)).map_err(thrown);
+    let snapshot = |seats: &str| {
+        format!(
+            r#"{{"snapshot": {{"showId": "s", "serverTime": {SERVER}, "version": 1, "areas": [], "seats": {seats}}}}}"#
+        )
+    };
+    assert_eq!(
+        feed(&snapshot(r#"[{"id": "A1", "sold": false}, {"id": "A2"}]"#)),
+        Err("missing field at snapshot.seats[1].sold".into())
+    );
+    assert_eq!(feed(&snapshot(r#"{"id": "A1"}"#)), Err("expected an array at snapshot.seats".into()));
+    assert_eq!(feed(r#"{"tock": 1}"#), Err("unknown variant `tock`".into()));
+    assert_eq!(feed(r#"{"tick": 1, "snapshot": {}}"#), Err("expected an object with exactly one key".into()));
+    assert_eq!(feed(r#"{"tick": "soon"}"#), Err("expected a number at tick".into()));
+    assert_eq!(
+        feed(r#"{"resyncFailed": {"jitterPermille": 70000}}"#),
+        Err("invalid value at resyncFailed.jitterPermille".into())
+    );
+    let hold = |areas: &str| {
+        format!(
+            r#"{{"myHolds": [{{"holdId": "h1", "showId": "s", "seats": [], "areas": {areas}, "status": "HELD",
+                "expiresAt": {SERVER}, "extensions": 0, "late": false, "serverTime": {SERVER}}}]}}"#
+        )
+    };
+    assert_eq!(feed(&hold(r#"{"GA": "two"}"#)), Err("expected an integer at myHolds[0].areas.GA".into()));
+    // Well-formed input still goes in after refusals.
+    assert_eq!(feed(&hold(r#"{"GA": 2}"#)), Ok(()));
+    assert_eq!(feed(&snapshot(r#"[{"id": "A1", "sold": false, "holdExpiresAt": null}]"#)), Ok(()));
+    assert_eq!(sync.my_holds().unwrap().len(), 1);
+}
+
+#[wasm_bindgen_test]
+fn an_undefined_field_counts_as_absent() {
+    let facts = js_sys::Object::new();
+    js_sys::Reflect::set(&facts, &"sold".into(), &JsValue::FALSE).unwrap();
+    js_sys::Reflect::set(&facts, &"holdExpiresAt".into(), &JsValue::UNDEFINED).unwrap();
+    let state = seat_state(Ts::new_unchecked(facts.into()), SERVER as f64).unwrap();
+    assert_eq!(json(state), r#""free""#);
+}
