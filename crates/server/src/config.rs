@@ -27,10 +27,15 @@ pub enum Command {
 
 #[derive(Debug, Subcommand)]
 pub enum ShowCommand {
-    /// Create a show from a venue file (the body of `POST /api/admin/shows`).
+    /// Create a show from a venue file: JSON (the body of `POST
+    /// /api/admin/shows`) or, for a name ending in `.csv`, a spreadsheet
+    /// with the columns section,row,number,x,y,category (id, label optional).
     Create {
-        /// The JSON venue file.
+        /// The JSON or CSV venue file.
         file: PathBuf,
+        /// The show's other fields, for a CSV venue (a JSON file has its own).
+        #[command(flatten)]
+        fields: crate::venue_csv::ShowFields,
         #[command(flatten)]
         database: DatabaseArg,
     },

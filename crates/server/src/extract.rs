@@ -58,14 +58,7 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
     type Rejection = AppError;
 
     async fn from_request(request: Request, state: &S) -> Result<Self, AppError> {
-        let read = tokio::time::timeout(BODY_DEADLINE, Bytes::from_request(request, state));
-        let bytes = read.await.map_err(|_| AppError::RequestTimeout)?.map_err(|rejection| {
-            if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
-                AppError::PayloadTooLarge
-            } else {
-                AppError::BadRequest("the body could not be read".into())
-            }
-        })?;
+        let bytes = read_body(request, state).await?;
         // serde would take an array for a struct's fields in order; API bodies are objects.
         if bytes.iter().find(|byte| !byte.is_ascii_whitespace()) != Some(&b'{') {
             return Err(AppError::BadRequest("expected a JSON object".into()));
@@ -82,6 +75,18 @@ impl<S: Send + Sync, T: DeserializeOwned> FromRequest<S> for ApiJson<T> {
             .map(ApiJson)
             .map_err(|error| AppError::BadRequest(format!("expected JSON of the documented shape ({error})")))
     }
+}
+
+/// A whole body: too large → 413, too slow → 408, unreadable → 400.
+pub async fn read_body<S: Send + Sync>(request: Request, state: &S) -> Result<Bytes, AppError> {
+    let read = tokio::time::timeout(BODY_DEADLINE, Bytes::from_request(request, state));
+    read.await.map_err(|_| AppError::RequestTimeout)?.map_err(|rejection| {
+        if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
+            AppError::PayloadTooLarge
+        } else {
+            AppError::BadRequest("the body could not be read".into())
+        }
+    })
 }
 
 /// Exactly representable whole floats (|n| < 2^53) become integers.

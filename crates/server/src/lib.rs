@@ -19,6 +19,7 @@ pub mod state;
 pub mod store;
 pub mod sweep;
 pub mod telemetry;
+pub mod venue_csv;
 
 use std::io::Write;
 use std::sync::Arc;
@@ -39,10 +40,15 @@ const CLOCK_SAMPLE_EVERY: std::time::Duration = std::time::Duration::from_secs(5
 pub async fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Serve(args) => serve(args).await,
-        Command::Show(ShowCommand::Create { file, database }) => {
-            let text = std::fs::read_to_string(&file).with_context(|| format!("reading {}", file.display()))?;
-            let input: ShowInput =
-                serde_json::from_str(&text).with_context(|| format!("parsing {}", file.display()))?;
+        Command::Show(ShowCommand::Create { file, fields, database }) => {
+            let bytes = std::fs::read(&file).with_context(|| format!("reading {}", file.display()))?;
+            let input = if file.extension().is_some_and(|ext| ext.eq_ignore_ascii_case("csv")) {
+                let seats = venue_csv::seats(&bytes).with_context(|| format!("reading {}", file.display()))?;
+                fields.with_seats(seats)
+            } else {
+                anyhow::ensure!(fields.id.is_none() && fields.name.is_none(), "--id and --name are for a CSV venue");
+                serde_json::from_slice::<ShowInput>(&bytes).with_context(|| format!("parsing {}", file.display()))?
+            };
             let show = Show::parse(&input).with_context(|| format!("validating {}", file.display()))?;
             let store = store::open(&database.url).await?;
             match store.create_show(&show, SystemClock::default().now()).await? {

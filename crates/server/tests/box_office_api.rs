@@ -74,3 +74,64 @@ async fn the_document_states_the_box_office_constraints() {
     let place = schemas["VenueSeat"]["allOf"].as_array().unwrap().iter().find(|p| p["properties"].is_object()).unwrap();
     assert_eq!(place["properties"]["number"]["maximum"], 1_000_000, "{place}");
 }
+
+const VENUE_CSV: &str = "section,row,number,x,y,category,label\n\
+                         Stalls,A,1,10,0,a,\n\
+                         Stalls,A,2,20,0,a,Aisle\n\
+                         Stalls,B,1,10,10,b,\n";
+
+async fn import(app: &TestApp, query: &str, csv: &str) -> support::Answer {
+    let request = axum::http::Request::post(format!("/api/admin/shows?{query}"))
+        .header("content-type", "text/csv; charset=utf-8")
+        .header("authorization", format!("Bearer {ADMIN_TOKEN}"))
+        .body(axum::body::Body::from(csv.to_owned()))
+        .unwrap();
+    app.send(request).await
+}
+
+#[tokio::test]
+async fn a_csv_venue_becomes_a_show_with_rows_and_default_ids_and_labels() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    let created = import(&app, "id=csv-hall&name=CSV%20Hall&holdSeconds=120", VENUE_CSV).await;
+    assert_eq!(created.status, 201, "{created:?}");
+    let read = app.get("/api/shows/csv-hall").await;
+    assert_eq!((read.body["name"].as_str(), read.body["holdSeconds"].as_i64()), (Some("CSV Hall"), Some(120)));
+    let seat = &read.body["seats"][0];
+    assert_eq!(seat["id"], "Stalls-A-1");
+    assert_eq!(seat["label"], "Section Stalls, row A, seat 1");
+    assert_eq!((&seat["section"], &seat["row"], &seat["number"]), (&json!("Stalls"), &json!("A"), &json!(1)));
+    assert_eq!(read.body["seats"][1]["label"], "Aisle");
+    let again = import(&app, "id=csv-hall&name=CSV%20Hall&holdSeconds=120", VENUE_CSV).await;
+    assert_eq!(again.status, 200, "the same venue again: {again:?}");
+}
+
+#[tokio::test]
+async fn a_bad_csv_venue_is_422_naming_the_line_and_the_column() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    let bad = format!("{VENUE_CSV}Stalls,B,2,ten,10,b,\n");
+    let answer = import(&app, "id=csv-bad&name=Bad", &bad).await;
+    assert_error(&answer, 422, "invalid_show");
+    let message = answer.body["message"].as_str().unwrap();
+    assert!(message.contains("line 5, column 4 (x): \"ten\" is not a number"), "{message}");
+    let nameless = import(&app, "id=csv-bad", VENUE_CSV).await;
+    assert_error(&nameless, 422, "invalid_show");
+    assert!(nameless.body["message"].as_str().unwrap().contains("name is required"), "{nameless:?}");
+    assert_error(&import(&app, "id=csv-bad&name=Bad&holdSeconds=soon", VENUE_CSV).await, 400, "bad_request");
+    assert_error(&app.get("/api/shows/csv-bad").await, 404, "unknown_show");
+}
+
+#[tokio::test]
+async fn the_command_line_creates_a_show_from_a_csv_venue() {
+    use clap::Parser;
+    let dir = tempfile::tempdir().unwrap();
+    let venue = dir.path().join("venue.csv");
+    std::fs::write(&venue, VENUE_CSV).unwrap();
+    let database = format!("sqlite:{}", dir.path().join("cli.db").display());
+    let args = ["seathold", "show", "create", venue.to_str().unwrap(), "--id", "cli-hall", "--name", "CLI Hall"];
+    let cli = seathold_server::config::Cli::parse_from(args.into_iter().chain(["--database", &database]));
+    seathold_server::run(cli).await.unwrap();
+    let store = seathold_server::store::SqliteStore::open(dir.path().join("cli.db")).await.unwrap();
+    let show = seathold_server::store::Store::show(&store, "cli-hall").await.unwrap().unwrap();
+    assert_eq!((show.name.as_str(), show.seats.len()), ("CLI Hall", 3));
+    assert_eq!(show.seats[2].place.as_ref().map(|place| place.row.as_str()), Some("B"));
+}

@@ -1,9 +1,9 @@
 //! Shows: list, read, and create (admin).
 
 use axum::Json;
-use axum::extract::{FromRequestParts, Path, State};
+use axum::extract::{FromRequest, FromRequestParts, Path, Request, State};
 use axum::http::StatusCode;
-use axum::http::header::AUTHORIZATION;
+use axum::http::header::{AUTHORIZATION, CONTENT_TYPE};
 use axum::http::request::Parts;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
@@ -12,9 +12,10 @@ use seat_state::Show;
 use seat_state::wire::{ErrorBody, ShowBody, ShowInput, ShowList};
 
 use crate::error::AppError;
-use crate::extract::{ADMIN_BODY_LIMIT, ApiJson, Now};
+use crate::extract::{ADMIN_BODY_LIMIT, ApiJson, ApiQuery, Now, read_body};
 use crate::state::AppState;
 use crate::store::CreateShow;
+use crate::venue_csv::{self, ShowFields};
 
 pub fn router() -> OpenApiRouter<AppState> {
     let admin =
@@ -64,8 +65,39 @@ impl FromRequestParts<AppState> for Admin {
     }
 }
 
-/// Creates a show; the same definition again changes nothing.
-#[utoipa::path(post, path = "/admin/shows", tag = "admin", request_body = ShowInput, security(("admin" = [])),
+/// A show definition as JSON, or a CSV venue with the show's other fields
+/// in the query (API.md "CSV import").
+pub struct ShowUpload(ShowInput);
+
+impl FromRequest<AppState> for ShowUpload {
+    type Rejection = AppError;
+
+    async fn from_request(request: Request, state: &AppState) -> Result<Self, AppError> {
+        let csv = request
+            .headers()
+            .get(CONTENT_TYPE)
+            .and_then(|value| value.to_str().ok())
+            .is_some_and(|value| value.trim_start().to_ascii_lowercase().starts_with("text/csv"));
+        if !csv {
+            let ApiJson(input) = ApiJson::<ShowInput>::from_request(request, state).await?;
+            return Ok(Self(input));
+        }
+        let (mut parts, body) = request.into_parts();
+        let ApiQuery(fields) = ApiQuery::<ShowFields>::from_request_parts(&mut parts, state).await?;
+        let bytes = read_body(Request::from_parts(parts, body), state).await?;
+        let seats = venue_csv::seats(&bytes).map_err(|invalid| AppError::InvalidShow(invalid.0))?;
+        Ok(Self(fields.with_seats(seats)))
+    }
+}
+
+/// Creates a show, from JSON or from a CSV venue (`Content-Type: text/csv`,
+/// header `section,row,number,x,y,category`, optional `id` and `label`,
+/// the other fields in the query); the same definition again changes nothing.
+#[utoipa::path(post, path = "/admin/shows", tag = "admin", security(("admin" = [])),
+    request_body(content(
+        (ShowInput = "application/json"),
+        (String = "text/csv", example = "section,row,number,x,y,category\nStalls,A,1,10,0,a\n"))),
+    params(ShowFields),
     responses(
         (status = 201, description = "created", body = ShowBody),
         (status = 200, description = "the same show already existed", body = ShowBody),
@@ -74,12 +106,13 @@ impl FromRequestParts<AppState> for Admin {
         (status = 403, description = "admin_disabled", body = ErrorBody),
         (status = 409, description = "show_exists", body = ErrorBody),
         (status = 413, description = "payload_too_large", body = ErrorBody),
-        (status = 422, description = "invalid_show", body = ErrorBody)))]
+        (status = 408, description = "request_timeout: the body did not arrive in time", body = ErrorBody),
+        (status = 422, description = "invalid_show (for a CSV venue, naming the line and the column)", body = ErrorBody)))]
 async fn create_show(
     _: Admin,
     State(state): State<AppState>,
     Now(now): Now,
-    ApiJson(input): ApiJson<ShowInput>,
+    ShowUpload(input): ShowUpload,
 ) -> Result<(StatusCode, Json<ShowBody>), AppError> {
     let show = Show::parse(&input).map_err(|invalid| AppError::InvalidShow(invalid.0))?;
     let status = match state.store.create_show(&show, now).await? {
