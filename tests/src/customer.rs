@@ -248,15 +248,9 @@ impl Customer {
         let loaded = self
             .browser
             .client
-            .execute(
-                "if (!window.axe) {
-                   const script = document.createElement('script');
-                   script.textContent = arguments[0];
-                   document.head.appendChild(script);
-                 }
-                 return typeof window.axe;",
-                vec![Value::from(source)],
-            )
+            // Run as WebDriver's own script, not an injected <script>: the
+            // page's Content-Security-Policy (rightly) refuses inline ones.
+            .execute(&format!("if (!window.axe) {{\n{source}\n}}\nreturn typeof window.axe;"), Vec::new())
             .await?;
         anyhow::ensure!(loaded == "object", "axe-core did not load: {loaded}");
         let script = "const done = arguments[arguments.length - 1];
