@@ -405,3 +405,38 @@ fn a_snapshot_not_past_the_gap_counts_as_a_failed_fetch() {
     sync.handle_input(Input::Tick(local(250)));
     assert_eq!(sync.poll_output(), Output::ResyncNeeded { last_version: 1 });
 }
+
+#[test]
+fn a_waiting_change_that_arrives_twice_applies_once() {
+    let rec = record();
+    let e = &rec.desk.events;
+    let mut sync = browser(&rec.snapshot, at(710));
+    let outputs = feed(&mut sync, &[&e[2], &e[2], &e[1], &e[2], &e[1], &e[0]]);
+    assert_eq!(outputs, vec![Output::ResyncNeeded { last_version: 0 }]);
+    assert_eq!(sync.version(), Some(3));
+    assert_eq!(shown(&sync), expected(&rec.maps[3], at(710)));
+    assert_eq!(feed(&mut sync, &[&e[3]]), vec![], "nothing of them still waits");
+    assert_eq!(sync.version(), Some(4));
+}
+
+#[test]
+fn a_seat_two_of_my_holds_claim_is_mine_by_the_stronger_claim() {
+    let rec = record();
+    let answer = |id: &str| rec.desk.state.hold(&hold_id(id)).unwrap().to_wire(&rec.desk.state.show().id, at(710));
+    let mut sync = browser(&rec.maps[9], at(710));
+    // An older hold of mine that names A4 (held by hold-bob-2, which ends
+    // later) and B1 (sold to me by hold-bob-1).
+    let mut older = answer("hold-bob-2");
+    older.hold_id = "hold-bob-0".into();
+    older.seats = vec!["B1".into(), "A4".into()];
+    older.expires_at = at(720).0;
+    assert!(older.expires_at < answer("hold-bob-2").expires_at);
+    sync.handle_input(Input::MyHolds(vec![answer("hold-bob-2"), answer("hold-bob-1"), older]));
+    assert_eq!(sync.seat("B1").unwrap(), seat_state::SeatView { state: SeatState::Sold, mine: true });
+    assert_eq!(sync.seat("A4").unwrap(), seat_state::SeatView { state: SeatState::Held, mine: true });
+    // Past the older hold's deadline A4 is still mine by the later one.
+    sync.handle_input(Input::Tick(LocalMillis(at(730).0)));
+    assert_eq!(sync.seat("A4").unwrap(), seat_state::SeatView { state: SeatState::Held, mine: true });
+    assert_eq!(sync.seat("B1").unwrap(), seat_state::SeatView { state: SeatState::Sold, mine: true });
+    assert!(!sync.seat("A1").unwrap().mine);
+}

@@ -1,7 +1,5 @@
 //! The browser's own holds: which seats they claim, and their countdowns.
 
-use std::collections::BTreeMap;
-
 use crate::countdown::{CountdownView, SteadyCountdown};
 use crate::hold::HoldStatus;
 use crate::seat::SeatState;
@@ -38,7 +36,8 @@ pub struct MyHoldView<'a> {
 pub(super) struct MyHolds {
     /// Newest first, as the server lists them.
     holds: Vec<MyHold>,
-    claims: BTreeMap<String, Claim>,
+    /// What my holds claim, by seat id ascending, each seat once.
+    claims: Vec<(String, Claim)>,
 }
 
 impl MyHolds {
@@ -47,9 +46,9 @@ impl MyHolds {
     /// `bodies` come newest first (as `GET /api/holds` lists them): an
     /// unknown hold goes just before the next known one it precedes, so a
     /// whole list keeps its order and a lone new hold goes in front.
-    /// O(my holds · my seats · log).
+    /// O(my holds · my seats · log + my seats²) (moves within one short list).
     pub fn upsert(&mut self, bodies: Vec<wire::HoldBody>) -> Vec<String> {
-        let mut touched: Vec<String> = self.claims.keys().cloned().collect();
+        let mut touched: Vec<String> = self.claimed_seats().map(str::to_owned).collect();
         let mut next_at = 0;
         for body in bodies {
             match self.holds.iter().position(|h| h.body.hold_id == body.hold_id) {
@@ -76,29 +75,39 @@ impl MyHolds {
                 _ => continue,
             };
             for seat in &hold.body.seats {
-                let entry = self.claims.entry(seat.clone()).or_insert(claim);
-                *entry = match (*entry, claim) {
-                    (Claim::Held(a), Claim::Held(b)) => Claim::Held(a.max(b)),
-                    _ => Claim::Sold,
-                };
+                match self.find(seat) {
+                    Ok(at) => {
+                        let entry = &mut self.claims[at].1;
+                        *entry = match (*entry, claim) {
+                            (Claim::Held(a), Claim::Held(b)) => Claim::Held(a.max(b)),
+                            _ => Claim::Sold,
+                        };
+                    }
+                    Err(at) => self.claims.insert(at, (seat.clone(), claim)),
+                }
             }
         }
-        touched.extend(self.claims.keys().cloned());
+        touched.extend(self.claimed_seats().map(str::to_owned));
         touched
     }
 
     /// Whether a seat in `state` is mine by my holds.
     pub fn is_mine(&self, seat: &str, state: SeatState, now: ServerMillis) -> bool {
-        match self.claims.get(seat) {
-            Some(Claim::Held(deadline)) => state == SeatState::Held && *deadline > now,
+        match self.find(seat).ok().map(|at| self.claims[at].1) {
+            Some(Claim::Held(deadline)) => state == SeatState::Held && deadline > now,
             Some(Claim::Sold) => state == SeatState::Sold,
             None => false,
         }
     }
 
+    /// Where `seat`'s claim is, or would go. O(log my seats).
+    fn find(&self, seat: &str) -> Result<usize, usize> {
+        self.claims.binary_search_by(|(claimed, _)| claimed.as_str().cmp(seat))
+    }
+
     /// Every seat one of my holds claims.
     pub fn claimed_seats(&self) -> impl Iterator<Item = &str> {
-        self.claims.keys().map(String::as_str)
+        self.claims.iter().map(|(seat, _)| seat.as_str())
     }
 
     /// Recomputes statuses and countdowns; returns whether any countdown

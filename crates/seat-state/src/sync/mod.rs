@@ -23,7 +23,7 @@ mod board;
 mod mine;
 mod resync;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 
 use crate::clock::{ClockOffset, ClockSample, ClockSync};
 use crate::countdown::Countdown;
@@ -107,7 +107,8 @@ pub struct Changed {
 pub struct SeatMapSync {
     board: Board,
     version: Option<i64>,
-    pending: BTreeMap<i64, wire::ChangeEvent>,
+    /// Early changes, by version ascending, each version once.
+    pending: Vec<wire::ChangeEvent>,
     resync: Option<Resync>,
     outputs: VecDeque<Output>,
     clock: ClockSync,
@@ -146,7 +147,7 @@ impl SeatMapSync {
         Self {
             board: Board::default(),
             version: None,
-            pending: BTreeMap::new(),
+            pending: Vec::new(),
             resync: None,
             outputs: VecDeque::new(),
             clock: ClockSync::new(),
@@ -326,7 +327,7 @@ impl SeatMapSync {
             }
         }
         self.version = Some(map.version);
-        self.pending = self.pending.split_off(&(map.version + 1));
+        self.pending.retain(|event| event.version > map.version);
         match &mut self.resync {
             // Not past the gap: as good as a failed fetch.
             Some(resync) if map.version <= resync.from => resync.failed(self.local_now, None, 0),
@@ -344,7 +345,11 @@ impl SeatMapSync {
             }
             _ => {
                 if self.pending.len() < Self::MAX_PENDING {
-                    self.pending.insert(event.version, event);
+                    // A second copy of a waiting version replaces the first.
+                    match self.pending.binary_search_by_key(&event.version, |waiting| waiting.version) {
+                        Ok(at) => self.pending[at] = event,
+                        Err(at) => self.pending.insert(at, event),
+                    }
                 }
                 self.catch_up();
             }
@@ -357,11 +362,15 @@ impl SeatMapSync {
         let Some(mut known) = self.version else {
             return;
         };
-        while let Some(event) = self.pending.remove(&(known + 1)) {
-            self.apply(&event);
-            known += 1;
+        // Those at or before `known` can never be next in line.
+        self.pending.retain(|event| event.version > known);
+        let next_in_line =
+            self.pending.iter().zip(known + 1..).take_while(|(event, next)| event.version == *next).count();
+        let ready: Vec<wire::ChangeEvent> = self.pending.drain(..next_in_line).collect();
+        for event in &ready {
+            self.apply(event);
+            known = event.version;
         }
-        self.pending.retain(|&version, _| version > known);
         if self.pending.is_empty() {
             self.resync = None;
         } else if self.resync.as_ref().is_none_or(|resync| resync.from != known) {
