@@ -56,6 +56,8 @@
 //!     hold_id: HoldId::parse("bob-0001").expect("valid"),
 //!     seats: ids.iter().map(|id| seat_state::SeatId::parse(id).expect("valid")).collect(),
 //!     areas: vec![],
+//!     best: None,
+//!     channel: None,
 //! };
 //! let refused = server.decide_create(&bob_id, &mine(&["B7", "B8"]), now);
 //! assert_eq!(refused, Err(Rejection::SeatsTaken { seats: vec!["B7".into()] }));
@@ -89,7 +91,7 @@ pub use countdown::{Countdown, CountdownView, Phase, SteadyCountdown};
 pub use hold::{Hold, HoldStatus, HolderId, Quantity};
 pub use ids::{AreaId, HoldId, InvalidId, PlaceId, SeatId, ShowId};
 pub use rejection::Rejection;
-pub use request::HoldRequest;
+pub use request::{BestRequest, HoldRequest};
 pub use seat::{SeatState, seat_state};
 pub use seating::{Category, Channel, Point, RowPlace};
 pub use show::{Area, HoldRules, InvalidShow, LatePolicy, Seat, Show};

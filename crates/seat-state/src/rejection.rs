@@ -32,6 +32,16 @@ pub enum Rejection {
     SeatsTaken { seats: Vec<String> },
     /// `409 not_enough_seats`: an area has only `available` places left.
     NotEnoughSeats { area: String, available: u32 },
+    /// `422 invalid_seats` for a `best` request: with seats or areas too, a
+    /// count that is not a whole number from 1 to `maxSeatsPerHold`, or an
+    /// unknown category. The reason is the message.
+    InvalidBest { reason: String },
+    /// `409 not_enough_seats` for a `best` request: no block that large is
+    /// free; `available` is the largest one that is.
+    NoBlock { available: u32 },
+    /// `409 seats_unavailable`: requested seats that are blocked, or in a
+    /// channel whose code the request does not carry.
+    SeatsUnavailable { seats: Vec<String> },
     /// `404 no_hold`: unknown hold, or another holder's (never says which).
     NoHold,
     /// `410 hold_expired`: its deadline passed.
@@ -63,7 +73,9 @@ impl Rejection {
             Self::IdempotencyMismatch => ("idempotency_mismatch", 409),
             Self::HoldLimit => ("hold_limit", 429),
             Self::SeatsTaken { .. } => ("seats_taken", 409),
-            Self::NotEnoughSeats { .. } => ("not_enough_seats", 409),
+            Self::NotEnoughSeats { .. } | Self::NoBlock { .. } => ("not_enough_seats", 409),
+            Self::InvalidBest { .. } => ("invalid_seats", 422),
+            Self::SeatsUnavailable { .. } => ("seats_unavailable", 409),
             Self::NoHold => ("no_hold", 404),
             Self::HoldExpired => ("hold_expired", 410),
             Self::HoldReleased => ("hold_released", 410),
@@ -101,6 +113,14 @@ impl Rejection {
             Self::NotEnoughSeats { area, available } => {
                 format!("Only {available} places are left in {area}.")
             }
+            Self::InvalidBest { reason } => reason.clone(),
+            Self::NoBlock { available: 0 } => "No adjacent seats of that kind are free.".into(),
+            Self::NoBlock { available } => {
+                format!("No block of adjacent seats that large is free; the largest has {available}.")
+            }
+            Self::SeatsUnavailable { seats } => {
+                format!("{} cannot be held: blocked, or kept for a channel whose code was not given.", list(seats))
+            }
             Self::NoHold => "There is no such hold for this session.".into(),
             Self::HoldExpired => "This hold has expired.".into(),
             Self::HoldReleased => "This hold was released.".into(),
@@ -115,12 +135,22 @@ impl Rejection {
     pub fn from_wire(body: &wire::ErrorBody) -> Option<Self> {
         let seats = || body.seats.clone().unwrap_or_default();
         Some(match body.error.as_str() {
+            // A best request's refusal: its own sentence, no seats.
+            "invalid_seats"
+                if body.seats.is_none() && body.message != Self::InvalidSeats { seats: vec![] }.message() =>
+            {
+                Self::InvalidBest { reason: body.message.clone() }
+            }
             "invalid_seats" => Self::InvalidSeats { seats: seats() },
             "invalid_quantity" => Self::InvalidQuantity { area: body.area.clone() },
             "invalid_hold_id" => Self::InvalidHoldId,
             "idempotency_mismatch" => Self::IdempotencyMismatch,
             "hold_limit" => Self::HoldLimit,
             "seats_taken" => Self::SeatsTaken { seats: seats() },
+            "not_enough_seats" if body.area.is_none() => {
+                Self::NoBlock { available: u32::try_from(body.available?).ok()? }
+            }
+            "seats_unavailable" => Self::SeatsUnavailable { seats: seats() },
             "not_enough_seats" => {
                 Self::NotEnoughSeats { area: body.area.clone()?, available: u32::try_from(body.available?).ok()? }
             }
@@ -139,6 +169,9 @@ impl Rejection {
         match self {
             Self::InvalidSeats { seats } => Self::InvalidSeats { seats: seats.iter().map(|s| name(s)).collect() },
             Self::SeatsTaken { seats } => Self::SeatsTaken { seats: seats.iter().map(|s| name(s)).collect() },
+            Self::SeatsUnavailable { seats } => {
+                Self::SeatsUnavailable { seats: seats.iter().map(|s| name(s)).collect() }
+            }
             other => other,
         }
     }
@@ -155,7 +188,8 @@ impl Rejection {
         };
         match self {
             Self::InvalidSeats { seats } if !seats.is_empty() => body.seats = Some(seats.clone()),
-            Self::SeatsTaken { seats } => body.seats = Some(seats.clone()),
+            Self::SeatsTaken { seats } | Self::SeatsUnavailable { seats } => body.seats = Some(seats.clone()),
+            Self::NoBlock { available } => body.available = Some(i64::from(*available)),
             Self::NotEnoughSeats { area, available } => {
                 body.area = Some(area.clone());
                 body.available = Some(i64::from(*available));

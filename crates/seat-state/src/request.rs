@@ -4,7 +4,7 @@ use crate::hold::Quantity;
 use crate::ids::{AreaId, HoldId, PlaceId, SeatId};
 use crate::rejection::Rejection;
 use crate::show::{HoldRules, Show};
-use crate::wire::{HoldRequestBody, RequestedQuantity};
+use crate::wire::{BestRequestBody, HoldRequestBody, RequestedQuantity};
 
 /// A checked request for a hold: known, distinct seats; known areas with
 /// quantities of at least one; at most `maxSeatsPerHold` places in all.
@@ -15,6 +15,47 @@ pub struct HoldRequest {
     pub seats: Vec<SeatId>,
     /// Places per area, sorted by area id.
     pub areas: Vec<(AreaId, Quantity)>,
+    /// Instead of `seats` and `areas`: let the show pick adjacent seats.
+    pub best: Option<BestRequest>,
+    /// A channel code: that channel's seats may be held.
+    pub channel: Option<String>,
+}
+
+/// "The best `count` adjacent seats in one row", of one category if named.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BestRequest {
+    pub count: u32,
+    pub category: Option<String>,
+}
+
+/// Checks a `best` request: alone (no seats, no areas), a count from 1 to
+/// `maxSeatsPerHold`, a category the show has.
+pub(crate) fn parse_best(
+    best: &BestRequestBody,
+    body: &HoldRequestBody,
+    show: &Show,
+) -> Result<BestRequest, Rejection> {
+    let invalid = |reason: String| Rejection::InvalidBest { reason };
+    if !body.seats.is_empty() || !body.areas.is_empty() {
+        return Err(invalid("best picks the seats itself: send best, or seats and areas, not both.".into()));
+    }
+    let max = show.rules.max_seats_per_hold;
+    let count = match best.count {
+        RequestedQuantity::Integer(n) => u32::try_from(n).ok().filter(|n| (1..=max).contains(n)),
+        RequestedQuantity::NotInteger => None,
+    }
+    .ok_or_else(|| invalid(format!("best.count must be a whole number from 1 to {max}.")))?;
+    if let Some(category) = &best.category {
+        let known = if show.categories.is_empty() {
+            show.seats.iter().any(|seat| seat.category.as_deref() == Some(category))
+        } else {
+            show.categories.iter().any(|known| known.id == *category)
+        };
+        if !known {
+            return Err(invalid(format!("This show has no category {category:?}.")));
+        }
+    }
+    Ok(BestRequest { count, category: best.category.clone() })
 }
 
 impl HoldRequest {
@@ -115,5 +156,5 @@ pub(crate) fn parse_with(
             quantity.map(|q| (area.clone(), q)).ok_or(Rejection::InvalidQuantity { area: Some(area.to_string()) })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(HoldRequest { hold_id, seats, areas })
+    Ok(HoldRequest { hold_id, seats, areas, best: None, channel: None })
 }

@@ -135,3 +135,53 @@ async fn the_command_line_creates_a_show_from_a_csv_venue() {
     assert_eq!((show.name.as_str(), show.seats.len()), ("CLI Hall", 3));
     assert_eq!(show.seats[2].place.as_ref().map(|place| place.row.as_str()), Some("B"));
 }
+
+#[tokio::test]
+async fn best_available_holds_the_block_nearest_the_stage_and_replays_it() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    assert_eq!(app.create_show(&hall()).await.status, 201);
+    let token = app.session().await;
+    let body = json!({"holdId": "best-hold-1", "best": {"count": 2, "category": "a"}});
+    let held = app.hold(&token, "hall", body.clone()).await;
+    assert_eq!(held.status, 201, "{held:?}");
+    assert_eq!(held.body["seats"], json!(["A3", "A4"]));
+    let again = app.hold(&token, "hall", body).await;
+    assert_eq!((again.status.as_u16(), &again.body["seats"]), (200, &json!(["A3", "A4"])), "{again:?}");
+    let seats = app.call("GET", "/api/shows/hall/seats", None, None).await.body["seats"].clone();
+    let held_ids: Vec<&str> = seats
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["holdExpiresAt"].is_i64())
+        .map(|s| s["id"].as_str().unwrap())
+        .collect();
+    assert_eq!(held_ids, ["A3", "A4"], "nothing more was taken");
+}
+
+#[tokio::test]
+async fn best_available_without_a_block_is_409_not_enough_seats_with_the_largest() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    assert_eq!(app.create_show(&hall()).await.status, 201);
+    let ann = app.session().await;
+    assert_eq!(app.hold(&ann, "hall", json!({"seats": ["A3"]})).await.status, 201);
+    let bob = app.session().await;
+    let refused = app.hold(&bob, "hall", json!({"best": {"count": 4, "category": "a"}})).await;
+    assert_error(&refused, 409, "not_enough_seats");
+    assert_eq!(refused.body["available"], 3, "A4 to A6");
+    let invalid = app.hold(&bob, "hall", json!({"best": {"count": 2, "category": "z"}})).await;
+    assert_error(&invalid, 422, "invalid_seats");
+}
+
+#[tokio::test]
+async fn a_channel_seat_needs_the_code_and_is_unavailable_before_taken() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    assert_eq!(app.create_show(&hall()).await.status, 201);
+    let ann = app.session().await;
+    assert_eq!(app.hold(&ann, "hall", json!({"seats": ["B5"]})).await.status, 201);
+    let bob = app.session().await;
+    let refused = app.hold(&bob, "hall", json!({"seats": ["B5", "B6"]})).await;
+    assert_error(&refused, 409, "seats_unavailable");
+    assert_eq!(refused.body["seats"], json!(["B6"]));
+    let held = app.hold(&bob, "hall", json!({"seats": ["B6"], "channel": "SECRET"})).await;
+    assert_eq!((held.status.as_u16(), &held.body["seats"]), (201, &json!(["B6"])), "{held:?}");
+}

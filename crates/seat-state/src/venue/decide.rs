@@ -3,7 +3,7 @@
 
 use super::{Change, Decision, ShowState};
 use crate::hold::{Hold, HoldStatus, HolderId};
-use crate::ids::HoldId;
+use crate::ids::{HoldId, SeatId};
 use crate::rejection::Rejection;
 use crate::request::HoldRequest;
 use crate::show::LatePolicy;
@@ -19,6 +19,12 @@ impl ShowState {
     ///
     /// Re-checks that seats and areas belong to the show and the size limit,
     /// so a hand-built request is safe too. Cost: O(k log n + h + Σ a).
+    ///
+    /// A `best` request picks its seats at `now`, after the hold limit, with
+    /// [`Self::best_block`] (`NoBlock` when none); its replay is the same
+    /// holder's hold under that id with `count` seats of the category.
+    /// Seats that are kept for a channel whose code the request lacks are
+    /// `SeatsUnavailable`, before `SeatsTaken`.
     pub fn decide_create(
         &self,
         holder: &HolderId,
@@ -26,19 +32,41 @@ impl ShowState {
         now: ServerMillis,
     ) -> Result<Decision, Rejection> {
         if let Some(existing) = self.hold(&request.hold_id) {
-            return if existing.holder == *holder && same_places(existing, request) {
+            return if existing.holder == *holder && self.same_request(existing, request) {
                 Ok(Decision::Unchanged)
             } else {
                 Err(Rejection::IdempotencyMismatch)
             };
         }
-        let places = request.areas.iter().fold(request.seats.len() as u64, |sum, (_, q)| sum + u64::from(q.get()));
-        if places == 0 || places > u64::from(self.show.rules.max_seats_per_hold) {
-            return Err(Rejection::InvalidSeats { seats: request.seats.iter().map(ToString::to_string).collect() });
+        let Some(best) = &request.best else {
+            return self.decide_places(holder, request, &request.seats, now);
+        };
+        if best.count == 0 || best.count > self.show.rules.max_seats_per_hold {
+            return Err(Rejection::InvalidSeats { seats: Vec::new() });
         }
-        let mut seats = Vec::with_capacity(request.seats.len());
+        if self.active_holds_of(holder, now) >= self.show.rules.max_active_holds_per_holder as usize {
+            return Err(Rejection::HoldLimit);
+        }
+        let seats = self.best_block(best, request.channel.as_deref(), now)?;
+        self.decide_places(holder, request, &seats, now)
+    }
+
+    /// [`Self::decide_create`] for named seats (the request's, or the ones
+    /// best available picked) and the request's areas.
+    fn decide_places(
+        &self,
+        holder: &HolderId,
+        request: &HoldRequest,
+        requested: &[SeatId],
+        now: ServerMillis,
+    ) -> Result<Decision, Rejection> {
+        let places = request.areas.iter().fold(requested.len() as u64, |sum, (_, q)| sum + u64::from(q.get()));
+        if places == 0 || places > u64::from(self.show.rules.max_seats_per_hold) {
+            return Err(Rejection::InvalidSeats { seats: requested.iter().map(ToString::to_string).collect() });
+        }
+        let mut seats = Vec::with_capacity(requested.len());
         let mut unknown = Vec::new();
-        for seat in &request.seats {
+        for seat in requested {
             match self.seat_index.get(seat) {
                 Some(&at) => seats.push((at, seat)),
                 None => unknown.push(seat.to_string()),
@@ -58,6 +86,12 @@ impl ShowState {
             return Err(Rejection::HoldLimit);
         }
 
+        let channel = request.channel.as_deref();
+        let unavailable: Vec<String> =
+            seats.iter().filter(|(at, _)| !self.open_to(*at, channel)).map(|(_, seat)| seat.to_string()).collect();
+        if !unavailable.is_empty() {
+            return Err(Rejection::SeatsUnavailable { seats: unavailable });
+        }
         let taken: Vec<String> =
             seats.iter().filter(|(at, _)| !self.seat_free(*at, now, None)).map(|(_, seat)| seat.to_string()).collect();
         if !taken.is_empty() {
@@ -75,7 +109,7 @@ impl ShowState {
             hold: Hold {
                 id: request.hold_id.clone(),
                 holder: holder.clone(),
-                seats: request.seats.clone(),
+                seats: requested.to_vec(),
                 areas: request.areas.clone(),
                 created_at: now,
                 created_version: self.version() + 1,
@@ -186,6 +220,20 @@ impl ShowState {
                 // The hold itself is expired, so it is not among the counted holds.
                 self.availability(area, now) >= quantity.get()
             })
+    }
+}
+
+impl ShowState {
+    /// Whether `hold` answers `request` again: the same places, or for a
+    /// `best` request, `count` seats (no areas) of its category.
+    fn same_request(&self, hold: &Hold, request: &HoldRequest) -> bool {
+        let Some(best) = &request.best else { return same_places(hold, request) };
+        let in_category = |seat: &SeatId| {
+            best.category.as_deref().is_none_or(|category| {
+                self.seat_index.get(seat).is_some_and(|&at| self.show.seats[at].category.as_deref() == Some(category))
+            })
+        };
+        hold.areas.is_empty() && hold.seats.len() == best.count as usize && hold.seats.iter().all(in_category)
     }
 }
 

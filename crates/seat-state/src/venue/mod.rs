@@ -8,6 +8,7 @@
 //! is O(k log n + log a); nothing ever clones the show or scans every seat
 //! except the whole-map facts.
 
+mod best;
 mod change;
 mod decide;
 mod facts;
@@ -18,11 +19,13 @@ use std::sync::Arc;
 use crate::hold::{Hold, HoldStatus, HolderId};
 use crate::ids::{AreaId, HoldId, SeatId};
 use crate::rejection::Rejection;
-use crate::request::{HoldRequest, parse_with};
+use crate::request::{HoldRequest, parse_best, parse_with};
+use crate::seating::Point;
 use crate::show::Show;
 use crate::time::ServerMillis;
-use crate::wire::HoldRequestBody;
+use crate::wire::{HoldOrder, HoldRequestBody};
 
+pub use best::BlockRank;
 pub use change::{Change, Decision};
 
 /// A stored-`HELD` hold by deadline, then id: an order that does not
@@ -66,15 +69,33 @@ pub struct ShowState {
     /// Stored-`HELD` holds by deadline: the sweep's queue.
     due: BTreeSet<DueKey>,
     version: i64,
+    /// Seat positions by row, in number order: best available's search.
+    rows: Vec<Vec<usize>>,
+    /// Where best available measures from.
+    focus: Point,
+    /// Per seat, the channel (index into the show's) it is kept for.
+    seat_channel: Vec<Option<usize>>,
 }
 
 impl ShowState {
     /// An empty state: nothing held, nothing sold, version 0. O(n log n), once.
     pub fn new(show: impl Into<Arc<Show>>) -> Self {
         let show = show.into();
-        let seat_index = show.seats.iter().enumerate().map(|(at, seat)| (seat.id.clone(), at)).collect();
+        let seat_index: BTreeMap<SeatId, usize> =
+            show.seats.iter().enumerate().map(|(at, seat)| (seat.id.clone(), at)).collect();
         let area_index = show.areas.iter().enumerate().map(|(at, area)| (area.id.clone(), at)).collect();
+        let mut seat_channel = vec![None; show.seats.len()];
+        for (channel, kept) in show.channels.iter().enumerate() {
+            for seat in &kept.seats {
+                if let Some(&at) = seat_index.get(seat) {
+                    seat_channel[at] = Some(channel);
+                }
+            }
+        }
         Self {
+            rows: best::rows_of(&show),
+            focus: best::focus_of(&show),
+            seat_channel,
             seats: vec![SeatSlot::default(); show.seats.len()],
             areas: vec![AreaSlot::default(); show.areas.len()],
             show,
@@ -128,6 +149,28 @@ impl ShowState {
             |ids| ids.iter().map(|id| self.seat_index.contains_key(*id)).collect(),
             |area| self.area_index.contains_key(area),
         )
+    }
+
+    /// Validates a box office request: a v1 body as [`Self::parse_request`],
+    /// or `best` (alone, a count from 1 to `maxSeatsPerHold`, a known
+    /// category: else `InvalidBest`), with its channel code if any.
+    pub fn parse_order(&self, order: &HoldOrder, generated_id: HoldId) -> Result<HoldRequest, Rejection> {
+        let channel = order.channel.clone();
+        let Some(best) = &order.best else {
+            return Ok(HoldRequest { channel, ..self.parse_request(&order.body, generated_id)? });
+        };
+        let hold_id = match &order.body.hold_id {
+            Some(raw) => HoldId::parse(raw).map_err(|_| Rejection::InvalidHoldId)?,
+            None => generated_id,
+        };
+        let best = Some(parse_best(best, &order.body, &self.show)?);
+        Ok(HoldRequest { hold_id, seats: Vec::new(), areas: Vec::new(), best, channel })
+    }
+
+    /// Whether seat `at` may be held with this channel code: it is kept for
+    /// no channel, or for the one with that code.
+    fn open_to(&self, at: usize, code: Option<&str>) -> bool {
+        self.seat_channel[at].is_none_or(|channel| code == Some(self.show.channels[channel].code.as_str()))
     }
 
     /// Places of `area` that a new hold could take at `now`: capacity minus

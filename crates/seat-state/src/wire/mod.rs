@@ -5,11 +5,13 @@
 //! into domain types.
 
 mod hold;
+mod order;
 mod venue;
 
 use serde::{Deserialize, Serialize};
 
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
+pub use order::{BestRequestBody, HoldOrder};
 pub use venue::{CategoryDefinition, ChannelDefinition, Focus, ShowDocument, VenueSeat};
 
 /// A seat in a show definition, as sent by an admin or returned by the server.

@@ -2,7 +2,7 @@
 
 use tokio::sync::oneshot;
 
-use seat_state::wire::{HoldBody, HoldRequestBody, SeatMap};
+use seat_state::wire::{HoldBody, HoldOrder, SeatMap};
 use seat_state::{HoldId, HolderId, ServerMillis};
 
 use crate::store::DueExpiry;
@@ -63,7 +63,7 @@ pub enum Command {
 /// A request that may change the show. It carries no instant: the writer
 /// reads the clock once per batch and decides the whole batch at that instant.
 pub enum Write {
-    Create { holder: HolderId, body: HoldRequestBody, generated_id: HoldId, reply: Reply<Written> },
+    Create { holder: HolderId, body: HoldOrder, generated_id: HoldId, reply: Reply<Written> },
     Act { action: Action, holder: HolderId, hold: HoldId, reply: Reply<Written> },
     Expire { due: DueExpiry, reply: Reply<Expiry> },
 }

@@ -53,7 +53,7 @@ impl ShowActor {
         let (decision, hold_id, holder) = match write {
             Write::Create { holder, body, generated_id, reply: _ } => {
                 let request =
-                    self.state.parse_request(body, generated_id.clone()).inspect_err(|r| self.count_conflict(r))?;
+                    self.state.parse_order(body, generated_id.clone()).inspect_err(|r| self.count_conflict(r))?;
                 if foreign.contains(&request.hold_id) || self.belongs_elsewhere(&request.hold_id) {
                     return Err(Rejection::IdempotencyMismatch);
                 }
@@ -108,7 +108,10 @@ impl ShowActor {
     }
 
     fn count_conflict(&self, rejection: &Rejection) {
-        if matches!(rejection, Rejection::SeatsTaken { .. } | Rejection::NotEnoughSeats { .. }) {
+        if matches!(
+            rejection,
+            Rejection::SeatsTaken { .. } | Rejection::NotEnoughSeats { .. } | Rejection::NoBlock { .. }
+        ) {
             self.metrics.hold_conflicts.inc();
         }
     }

@@ -18,7 +18,7 @@ use std::sync::{Arc, RwLock};
 
 use tokio::sync::{OnceCell, broadcast, mpsc, oneshot};
 
-use seat_state::wire::{HoldBody, HoldRequestBody, SeatMap};
+use seat_state::wire::{HoldBody, HoldOrder, SeatMap};
 use seat_state::{HoldId, HolderId, ServerMillis, ShowState};
 
 use crate::clock::SharedClock;
@@ -230,7 +230,7 @@ impl ShowHandle {
     }
 
     /// Decides and commits a new hold (or answers an idempotent replay).
-    pub async fn create_hold(&self, holder: HolderId, body: HoldRequestBody) -> Result<Decided<Written>, EngineError> {
+    pub async fn create_hold(&self, holder: HolderId, body: HoldOrder) -> Result<Decided<Written>, EngineError> {
         let generated_id = generated_hold_id()?;
         self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, reply })).await
     }

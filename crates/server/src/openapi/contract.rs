@@ -84,6 +84,12 @@ fn constrain_box_office(schemas: &mut Value) {
     channel["description"] = json!(
         "`code` is required on input and left out of `GET /api/shows/{showId}`; each seat is in one channel at most."
     );
+    schemas["BestRequestBody"]["properties"]["count"]["minimum"] = json!(1);
+    schemas["BestRequestBody"]["properties"]["category"]["pattern"] = json!(PLACE_ID);
+    schemas["HoldOrder"]["description"] = json!(
+        "`best` instead of `seats` and `areas` (both → 422 invalid_seats): the server picks `count` adjacent seats \
+         in one row nearest the stage, leaving no single free seat beside them when another block avoids that."
+    );
     if let Some(parts) = schemas["VenueSeat"]["allOf"].as_array_mut() {
         for part in parts.iter_mut().filter(|part| part["properties"].is_object()) {
             let place = &mut part["properties"];

@@ -7,7 +7,7 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use seat_state::wire::{ErrorBody, HoldBody, HoldList, HoldRequestBody};
+use seat_state::wire::{ErrorBody, HoldBody, HoldList, HoldOrder};
 use seat_state::{HoldId, HolderId, Rejection};
 
 use crate::engine::{Action, Decided, ShowHandle};
@@ -37,9 +37,10 @@ fn decided(status: StatusCode, hold: Decided<HoldBody>) -> Response {
     response
 }
 
-/// Holds seats and area places, all or nothing. Checks run in API.md's
-/// order: session, show, body, then the rules.
-#[utoipa::path(post, path = "/shows/{showId}/holds", tag = "holds", request_body = HoldRequestBody,
+/// Holds seats and area places, all or nothing, or with `best` the best
+/// adjacent seats (picked by the show's writer at the instant it holds
+/// them). Checks run in API.md's order: session, show, body, then the rules.
+#[utoipa::path(post, path = "/shows/{showId}/holds", tag = "holds", request_body = HoldOrder,
     params(("showId" = String, Path, description = "The show's id")), security(("session" = []), ("cookie" = [])),
     responses(
         (status = 201, description = "held", body = HoldBody),
@@ -48,7 +49,7 @@ fn decided(status: StatusCode, hold: Decided<HoldBody>) -> Response {
         (status = 401, description = "unauthorized", body = ErrorBody),
         (status = 404, description = "unknown_show", body = ErrorBody),
         (status = 408, description = "request_timeout: the body did not arrive in time", body = ErrorBody),
-        (status = 409, description = "seats_taken (with seats), not_enough_seats (with area, available), idempotency_mismatch", body = ErrorBody),
+        (status = 409, description = "seats_unavailable (with seats: blocked, or a channel's without its code), seats_taken (with seats), not_enough_seats (with area and available; for best, available = the largest free block), idempotency_mismatch", body = ErrorBody),
         (status = 413, description = "payload_too_large", body = ErrorBody),
         (status = 422, description = "invalid_seats, invalid_quantity, invalid_hold_id", body = ErrorBody),
         (status = 429, description = "hold_limit, rate_limited (Retry-After)", body = ErrorBody),
@@ -61,7 +62,7 @@ async fn create_hold(
     request: Request,
 ) -> Result<Response, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let ApiJson(body) = ApiJson::<HoldRequestBody>::from_request(request, &state).await?;
+    let ApiJson(body) = ApiJson::<HoldOrder>::from_request(request, &state).await?;
     // Decided at the writer's instant, not at `now`: the body may have
     // arrived long after the headers.
     let written = show.create_hold(holder(&session), body).await?;
