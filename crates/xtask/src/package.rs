@@ -10,6 +10,11 @@ use crate::{bench, install};
 
 /// The package name JavaScript developers install and import.
 const NAME: &str = "seathold-seat-state";
+/// The cargo profile (the workspace's Cargo.toml says why it is its own).
+const PROFILE: &str = "wasm-package";
+/// wasm-opt's flags: smallest code, run until nothing shrinks, without the
+/// tool-name and feature-list sections (nothing reads them at run time).
+const WASM_OPT: [&str; 4] = ["-Oz", "--converge", "--strip-producers", "--strip-target-features"];
 /// wasm-bindgen's file stem for the crate.
 const STEM: &str = "seat_state_js";
 
@@ -36,7 +41,7 @@ pub fn package() -> Result<(), String> {
 
 /// Builds both packages (tools already installed).
 pub fn build() -> Result<(), String> {
-    let step = Step::start("JS package: cargo build -p seat-state-js (wasm-release)");
+    let step = Step::start(&format!("JS package: cargo build -p seat-state-js ({PROFILE})"));
     run_checked(tool("cargo").args([
         "build",
         "--package",
@@ -44,18 +49,21 @@ pub fn build() -> Result<(), String> {
         "--target",
         "wasm32-unknown-unknown",
         "--profile",
-        "wasm-release",
+        PROFILE,
     ]))?;
     step.done()?;
-    let wasm = target_dir().join("wasm32-unknown-unknown").join("wasm-release").join(format!("{STEM}.wasm"));
+    let wasm = target_dir().join("wasm32-unknown-unknown").join(PROFILE).join(format!("{STEM}.wasm"));
     let version = crate_version()?;
     // Optimized once when both targets bind the same wasm (compared, not assumed).
     let mut optimized: Option<(Vec<u8>, PathBuf)> = None;
     for (dir, target, manifest) in
         [(web_dir(), "web", web_manifest(&version)), (node_dir(), "nodejs", node_manifest(&version))]
     {
-        let step =
-            Step::start(&format!("JS package: wasm-bindgen --target {target}, wasm-opt -Oz → {}", dir.display()));
+        let step = Step::start(&format!(
+            "JS package: wasm-bindgen --target {target}, wasm-opt {} → {}",
+            WASM_OPT.join(" "),
+            dir.display()
+        ));
         if dir.exists() {
             std::fs::remove_dir_all(&dir).map_err(|e| format!("removing {}: {e}", dir.display()))?;
         }
@@ -65,7 +73,7 @@ pub fn build() -> Result<(), String> {
         match &optimized {
             Some((same, done)) if *same == bytes => copy(done, &bound)?,
             _ => {
-                run_checked(tool("wasm-opt").arg("-Oz").arg(&bound).arg("-o").arg(&bound))?;
+                run_checked(tool("wasm-opt").args(WASM_OPT).arg(&bound).arg("-o").arg(&bound))?;
                 optimized = Some((bytes, bound.clone()));
             }
         }
