@@ -187,3 +187,20 @@ fn the_box_office_refusals_read_back_from_their_error_bodies() {
     let named = Rejection::SeatsUnavailable { seats: vec!["B7".into()] }.naming_seats(|id| format!("seat {id}"));
     assert_eq!(named, Rejection::SeatsUnavailable { seats: vec!["seat B7".into()] });
 }
+
+#[test]
+fn the_box_office_releases_anyones_hold_but_not_a_sold_one() {
+    let mut state = hall(json!({}));
+    hold(&mut state, "ann", json!({"holdId": "ann-hold-1", "seats": ["A1"]})).unwrap();
+    let Ok(Decision::Apply(change)) = state.decide_operator_release(&hold_id("ann-hold-1"), at(1)) else { panic!() };
+    state.apply(&change);
+    assert_eq!(state.hold(&hold_id("ann-hold-1")).unwrap().status_at(at(1)), HoldStatus::Released);
+    assert_eq!(state.decide_operator_release(&hold_id("ann-hold-1"), at(2)), Ok(Decision::Unchanged));
+    hold(&mut state, "bob", json!({"holdId": "bob-hold-1", "seats": ["A2"]})).unwrap();
+    let Ok(Decision::Apply(confirm)) = state.decide_confirm(&holder("bob"), &hold_id("bob-hold-1"), at(1)) else {
+        panic!()
+    };
+    state.apply(&confirm);
+    assert_eq!(state.decide_operator_release(&hold_id("bob-hold-1"), at(2)), Err(Rejection::AlreadyConfirmed));
+    assert_eq!(state.decide_operator_release(&hold_id("nobody-123"), at(2)), Err(Rejection::NoHold));
+}

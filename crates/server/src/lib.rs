@@ -12,6 +12,7 @@ pub mod limits;
 pub mod listen;
 pub mod metrics;
 pub mod openapi;
+pub mod operator;
 pub mod routes;
 pub mod security;
 pub mod session;

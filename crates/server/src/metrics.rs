@@ -1,6 +1,7 @@
 //! Prometheus metrics: what operators watch (conversion, expiry, conflicts,
 //! latency), rendered as text at `GET /metrics`.
 
+use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
@@ -10,10 +11,14 @@ use axum::response::{IntoResponse, Response};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 
+use seat_state::{Change, ShowState};
+
 use crate::state::AppState;
+use crate::store::Transition;
 
 /// The stages of a show writer's batch, timed apart (issue 14's profile).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -68,6 +73,8 @@ pub struct Metrics {
     pub caught_up: Counter,
     /// Shows loaded from storage (once per show and process, at first use).
     pub show_loads: Counter,
+    /// The box office's view per show (issue 13).
+    shows: ShowMetrics,
     /// Seconds show writers spent in each stage of their batches.
     writer_stages: Family<StageLabels, Counter<f64, std::sync::atomic::AtomicU64>>,
     requests: Family<RouteLabels, Histogram>,
@@ -121,7 +128,9 @@ impl Default for Metrics {
             "Seconds show writers spent per stage of their batches (decide, write, flush, publish)",
             writer_stages.clone(),
         );
+        let shows = ShowMetrics::register(&mut registry);
         Self {
+            shows,
             writer_stages,
             registry,
             holds_created,
@@ -138,7 +147,87 @@ impl Default for Metrics {
     }
 }
 
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct ShowLabels {
+    show: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
+struct OutcomeLabels {
+    show: String,
+    outcome: &'static str,
+}
+
+type Ratio = Gauge<f64, AtomicU64>;
+
+/// Per show: holds by outcome, conversion (confirmed / created) and expiry
+/// rate (expired / created) since this process started; and how long
+/// confirmed holds took, from creation to confirmation.
+struct ShowMetrics {
+    outcomes: Family<OutcomeLabels, Counter>,
+    conversion: Family<ShowLabels, Ratio>,
+    expiry_rate: Family<ShowLabels, Ratio>,
+    time_to_confirm: Histogram,
+}
+
+impl ShowMetrics {
+    fn register(registry: &mut Registry) -> Self {
+        let shows = Self {
+            outcomes: Family::default(),
+            conversion: Family::default(),
+            expiry_rate: Family::default(),
+            // 1 s … ~4.5 h.
+            time_to_confirm: Histogram::new(exponential_buckets(1.0, 2.0, 15)),
+        };
+        registry.register("seathold_show_holds", "Holds per show by outcome", shows.outcomes.clone());
+        registry.register(
+            "seathold_show_conversion_ratio",
+            "Holds confirmed per hold created, per show",
+            shows.conversion.clone(),
+        );
+        registry.register(
+            "seathold_show_expiry_ratio",
+            "Holds expired per hold created, per show",
+            shows.expiry_rate.clone(),
+        );
+        registry.register(
+            "seathold_time_to_confirm_seconds",
+            "From a hold's creation to its confirmation",
+            shows.time_to_confirm.clone(),
+        );
+        shows
+    }
+
+    fn count(&self, show: &str, outcome: &'static str) -> u64 {
+        self.outcomes.get_or_create(&OutcomeLabels { show: show.to_owned(), outcome }).get()
+    }
+}
+
 impl Metrics {
+    /// Counts a durable transition of `show` (`state` has applied it).
+    pub fn show_transition(&self, show: &str, transition: &Transition, state: &ShowState) {
+        let outcome = match &transition.change {
+            Change::Created { .. } => "created",
+            Change::Confirmed { hold, .. } => {
+                if let Some(created) = state.hold(hold).map(|hold| hold.created_at) {
+                    self.shows.time_to_confirm.observe((transition.at.0 - created.0).max(0) as f64 / 1000.0);
+                }
+                "confirmed"
+            }
+            Change::Released { .. } => "released",
+            Change::Expired { .. } => "expired",
+            Change::Extended { .. } => return,
+        };
+        let shows = &self.shows;
+        shows.outcomes.get_or_create(&OutcomeLabels { show: show.to_owned(), outcome }).inc();
+        let created = shows.count(show, "created");
+        if created > 0 {
+            let labels = ShowLabels { show: show.to_owned() };
+            shows.conversion.get_or_create(&labels).set(shows.count(show, "confirmed") as f64 / created as f64);
+            shows.expiry_rate.get_or_create(&labels).set(shows.count(show, "expired") as f64 / created as f64);
+        }
+    }
+
     /// Adds the time a writer spent in one stage of a batch.
     pub fn stage(&self, stage: Stage, since: Instant) {
         self.writer_stages.get_or_create(&StageLabels { stage: stage.name() }).inc_by(since.elapsed().as_secs_f64());

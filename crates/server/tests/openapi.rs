@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use support::{ADMIN_TOKEN, TestApp};
 
 /// API.md's endpoints, plus the document itself.
-const CONTRACT: [(&str, &str); 16] = [
+const CONTRACT: [(&str, &str); 20] = [
     ("post", "/api/sessions"),
     ("post", "/api/admin/shows"),
     ("get", "/api/shows"),
@@ -28,6 +28,10 @@ const CONTRACT: [(&str, &str); 16] = [
     ("get", "/api/openapi.json"),
     ("get", "/healthz"),
     ("get", "/metrics"),
+    ("get", "/api/admin/shows/{showId}/holds"),
+    ("post", "/api/admin/holds/{holdId}/release"),
+    ("get", "/api/admin/shows/{showId}/stats"),
+    ("get", "/api/admin/shows/{showId}/journal"),
 ];
 
 #[tokio::test]

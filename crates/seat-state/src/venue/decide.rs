@@ -180,6 +180,14 @@ impl ShowState {
         }
     }
 
+    /// Decides a release by the box office, whoever holds it: as
+    /// [`Self::decide_release`] without the holder check (`NoHold` only for
+    /// an unknown hold). O(log holds).
+    pub fn decide_operator_release(&self, hold: &HoldId, now: ServerMillis) -> Result<Decision, Rejection> {
+        let holder = self.hold(hold).ok_or(Rejection::NoHold)?.holder.clone();
+        self.decide_release(&holder, hold, now)
+    }
+
     /// Decides an expiry timer or sweep entry for the deadline it was set
     /// for: only a stored-`HELD` hold whose deadline is still `deadline` and
     /// at or before `now` expires. Anything stale (extended, confirmed,

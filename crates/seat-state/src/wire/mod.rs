@@ -4,12 +4,14 @@
 //! epoch milliseconds. They hold unchecked data; `crate::show` parses them
 //! into domain types.
 
+mod admin;
 mod hold;
 mod order;
 mod venue;
 
 use serde::{Deserialize, Serialize};
 
+pub use admin::{HoldCounts, OperatorHold, OperatorHoldList, PlaceCounts, ShowStats};
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};
 pub use venue::{CategoryDefinition, ChannelDefinition, Focus, ShowDocument, VenueSeat};

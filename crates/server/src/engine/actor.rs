@@ -231,6 +231,7 @@ impl ShowActor {
         let Decided { at, transitions, events, outcomes } = decided;
         for transition in transitions.iter() {
             self.count(&transition.change);
+            self.metrics.show_transition(&self.show_id, transition, &self.state);
             if let Change::Created { hold } = &transition.change
                 && let Err(error) = self.index.insert(&self.show_id, hold)
             {

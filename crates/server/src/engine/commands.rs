@@ -10,12 +10,18 @@ use crate::store::DueExpiry;
 use super::error::EngineError;
 use super::events::Subscription;
 
+/// The holder id the journal records for the box office's own actions.
+pub const OPERATOR: &str = "operator";
+
 /// A holder's action on an existing hold.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Action {
     Extend,
     Confirm,
     Release,
+    /// The box office releases a hold, whoever holds it (journaled with
+    /// the holder [`OPERATOR`]).
+    OperatorRelease,
 }
 
 /// An answer and the instant the writer decided (or read) it at: the

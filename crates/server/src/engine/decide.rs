@@ -66,6 +66,7 @@ impl ShowActor {
                     Action::Extend => self.state.decide_extend(holder, hold, now),
                     Action::Confirm => self.state.decide_confirm(holder, hold, now),
                     Action::Release => self.state.decide_release(holder, hold, now),
+                    Action::OperatorRelease => self.state.decide_operator_release(hold, now),
                 }?;
                 (decision, hold.clone(), holder)
             }

@@ -25,7 +25,7 @@ use crate::clock::SharedClock;
 use crate::metrics::Metrics;
 use crate::store::{DueExpiry, Store};
 
-pub use commands::{Action, Decided, Expiry, Written};
+pub use commands::{Action, Decided, Expiry, OPERATOR, Written};
 use commands::{Command, Read, Reply, Write};
 pub use error::EngineError;
 use events::Subscription;

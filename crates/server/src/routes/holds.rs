@@ -31,7 +31,7 @@ fn holder(session: &Session) -> HolderId {
 }
 
 /// A hold as the writer decided it, stamped with the writer's instant.
-fn decided(status: StatusCode, hold: Decided<HoldBody>) -> Response {
+pub(super) fn decided(status: StatusCode, hold: Decided<HoldBody>) -> Response {
     let mut response = (status, Json(HoldBody { server_time: hold.at.0, ..hold.value })).into_response();
     response.extensions_mut().insert(DecidedAt(hold.at));
     response
@@ -81,7 +81,7 @@ async fn list_holds(session: Session, State(state): State<AppState>, Now(now): N
 }
 
 /// The show of a hold named in a path; unknown or malformed → `no_hold`.
-async fn show_of(state: &AppState, hold_id: &str) -> Result<(HoldId, ShowHandle), AppError> {
+pub(super) async fn show_of(state: &AppState, hold_id: &str) -> Result<(HoldId, ShowHandle), AppError> {
     let hold = HoldId::parse(hold_id).map_err(|_| Rejection::NoHold)?;
     let show = state.engines.show_of_hold(&hold).await?.ok_or(Rejection::NoHold)?;
     Ok((hold, show))

@@ -1,5 +1,6 @@
 //! HTTP routes, one file per resource, merged here.
 
+pub mod admin;
 pub mod events;
 pub mod health;
 pub mod holds;
@@ -21,4 +22,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(sessions::router())
         .merge(holds::router())
         .merge(events::router())
+        .merge(admin::router())
 }

@@ -1,0 +1,219 @@
+//! The box office's operator view of a show, computed from what the
+//! writer and the journal say: active holds, stats, the journal as text.
+
+use std::collections::HashMap;
+
+use seat_state::wire::{HoldCounts, OperatorHold, PlaceCounts, SeatMap};
+use seat_state::{Hold, HoldStatus, ServerMillis, Show};
+
+use crate::store::{JournalAction, JournalEntry};
+
+/// Holds active at `now`, oldest first.
+pub fn active_holds(holds: &[Hold], now: ServerMillis) -> Vec<OperatorHold> {
+    let mut active: Vec<&Hold> = holds.iter().filter(|hold| hold.status_at(now) == HoldStatus::Held).collect();
+    active.sort_by_key(|hold| hold.created_version);
+    active
+        .into_iter()
+        .map(|hold| OperatorHold {
+            hold_id: hold.id.to_string(),
+            holder: hold.holder.to_string(),
+            seats: hold.seats.iter().map(ToString::to_string).collect(),
+            areas: hold.areas.iter().map(|(area, quantity)| (area.to_string(), i64::from(quantity.get()))).collect(),
+            created_at: hold.created_at.0,
+            expires_at: hold.expires_at.0,
+            extensions: i64::from(hold.extensions),
+        })
+        .collect()
+}
+
+/// Seats and area places by state at the map's instant: in all, and seats
+/// per category.
+pub fn place_counts(show: &Show, map: &SeatMap) -> (PlaceCounts, HashMap<String, PlaceCounts>) {
+    let now = map.server_time;
+    let mut total = PlaceCounts::default();
+    let mut by_category: HashMap<String, PlaceCounts> = HashMap::new();
+    for (seat, fact) in show.seats.iter().zip(&map.seats) {
+        let held = fact.hold_expires_at.is_some_and(|deadline| deadline > now);
+        let count = |counts: &mut PlaceCounts| match (fact.sold, held) {
+            (true, _) => counts.sold += 1,
+            (false, true) => counts.held += 1,
+            (false, false) => counts.free += 1,
+        };
+        count(&mut total);
+        if let Some(category) = &seat.category {
+            count(by_category.entry(category.clone()).or_default());
+        }
+    }
+    for area in &map.areas {
+        let held: i64 = area.holds.iter().filter(|hold| hold.expires_at > now).map(|hold| hold.quantity).sum();
+        let (sold, held) = (area.sold.max(0) as u64, held.max(0) as u64);
+        total.sold += sold;
+        total.held += held;
+        total.free += (area.capacity.max(0) as u64).saturating_sub(sold + held);
+    }
+    (total, by_category)
+}
+
+/// Holds by outcome, and the median seconds from creation to confirmation.
+pub fn hold_counts(journal: &[JournalEntry]) -> (HoldCounts, Option<f64>) {
+    let mut counts = HoldCounts::default();
+    let mut created_at = HashMap::new();
+    let mut to_confirm = Vec::new();
+    for entry in journal {
+        match entry.action {
+            JournalAction::Created { .. } => {
+                counts.created += 1;
+                created_at.insert(&entry.hold_id, entry.at);
+            }
+            JournalAction::Confirmed { .. } => {
+                counts.confirmed += 1;
+                if let Some(created) = created_at.get(&entry.hold_id) {
+                    to_confirm.push((entry.at.0 - created.0) as f64 / 1000.0);
+                }
+            }
+            JournalAction::Expired => counts.expired += 1,
+            JournalAction::Released => counts.released += 1,
+            JournalAction::Extended { .. } => {}
+        }
+    }
+    to_confirm.sort_by(f64::total_cmp);
+    let median = match to_confirm.len() {
+        0 => None,
+        n if n % 2 == 1 => Some(to_confirm[n / 2]),
+        n => Some((to_confirm[n / 2 - 1] + to_confirm[n / 2]) / 2.0),
+    };
+    (counts, median)
+}
+
+/// One journal entry's fields, for JSON Lines and CSV alike.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ExportedEntry {
+    pub version: i64,
+    pub at: i64,
+    pub hold_id: String,
+    /// The hold's holder, or `operator` for the box office's own releases.
+    pub holder: String,
+    pub action: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub seats: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub areas: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<i64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub extensions: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub late: Option<bool>,
+}
+
+impl From<&JournalEntry> for ExportedEntry {
+    fn from(entry: &JournalEntry) -> Self {
+        let mut exported = Self {
+            version: entry.version,
+            at: entry.at.0,
+            hold_id: entry.hold_id.to_string(),
+            holder: entry.holder.to_string(),
+            action: "",
+            seats: None,
+            areas: None,
+            expires_at: None,
+            extensions: None,
+            late: None,
+        };
+        exported.action = match &entry.action {
+            JournalAction::Created { seats, areas, expires_at } => {
+                exported.seats = Some(seats.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "));
+                let areas = areas.iter().map(|(area, quantity)| format!("{area}:{}", quantity.get()));
+                exported.areas = Some(areas.collect::<Vec<_>>().join(" "));
+                exported.expires_at = Some(expires_at.0);
+                "created"
+            }
+            JournalAction::Extended { expires_at, extensions } => {
+                (exported.expires_at, exported.extensions) = (Some(expires_at.0), Some(*extensions));
+                "extended"
+            }
+            JournalAction::Confirmed { late } => {
+                exported.late = Some(*late);
+                "confirmed"
+            }
+            JournalAction::Released => "released",
+            JournalAction::Expired => "expired",
+        };
+        exported
+    }
+}
+
+/// The journal as JSON Lines: one object per entry, oldest first.
+pub fn json_lines(journal: &[JournalEntry]) -> anyhow::Result<String> {
+    let mut text = String::new();
+    for entry in journal {
+        text.push_str(&serde_json::to_string(&ExportedEntry::from(entry))?);
+        text.push('\n');
+    }
+    Ok(text)
+}
+
+/// The journal as CSV, with a header; seats and areas space-separated.
+pub fn csv(journal: &[JournalEntry]) -> anyhow::Result<String> {
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    writer.write_record([
+        "version",
+        "at",
+        "holdId",
+        "holder",
+        "action",
+        "seats",
+        "areas",
+        "expiresAt",
+        "extensions",
+        "late",
+    ])?;
+    for entry in journal {
+        let e = ExportedEntry::from(entry);
+        let text = |value: Option<String>| value.unwrap_or_default();
+        writer.write_record([
+            e.version.to_string(),
+            e.at.to_string(),
+            e.hold_id,
+            e.holder,
+            e.action.to_owned(),
+            text(e.seats),
+            text(e.areas),
+            text(e.expires_at.map(|t| t.to_string())),
+            text(e.extensions.map(|n| n.to_string())),
+            text(e.late.map(|late| late.to_string())),
+        ])?;
+    }
+    Ok(String::from_utf8(writer.into_inner()?)?)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used, clippy::expect_used)]
+mod tests {
+    use seat_state::{HoldId, HolderId};
+
+    use super::*;
+
+    fn entry(version: i64, at: i64, hold: &str, action: JournalAction) -> JournalEntry {
+        let hold_id = HoldId::parse(hold).expect("a valid hold id");
+        JournalEntry { version, at: ServerMillis(at), hold_id, holder: HolderId::new("h"), action }
+    }
+
+    #[test]
+    fn the_median_time_to_confirm_pairs_each_confirmation_with_its_creation() {
+        let created = || JournalAction::Created { seats: vec![], areas: vec![], expires_at: ServerMillis(999_999) };
+        let journal = [
+            entry(1, 0, "hold-one", created()),
+            entry(2, 1000, "hold-two", created()),
+            entry(3, 4000, "hold-one", JournalAction::Confirmed { late: false }),
+            entry(4, 11_000, "hold-two", JournalAction::Confirmed { late: true }),
+            entry(5, 12_000, "hold-thr", created()),
+            entry(6, 13_000, "hold-thr", JournalAction::Expired),
+        ];
+        let (counts, median) = hold_counts(&journal);
+        assert_eq!(counts, HoldCounts { created: 3, confirmed: 2, expired: 1, released: 0 });
+        assert_eq!(median, Some(7.0), "4 s and 10 s");
+        assert_eq!(hold_counts(&journal[..2]).1, None);
+    }
+}

@@ -1,0 +1,129 @@
+//! The box office's operator endpoints (admin token): a show's active
+//! holds, releasing one, stats, and the journal.
+
+use axum::Json;
+use axum::extract::{Path, State};
+use axum::http::header::{ACCEPT, CONTENT_TYPE};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use seat_state::wire::{ErrorBody, HoldBody, OperatorHoldList, ShowStats};
+use seat_state::{HolderId, Show};
+
+use super::holds::{decided, show_of};
+use super::shows::Admin;
+use crate::engine::{Action, Decided, OPERATOR};
+use crate::error::AppError;
+use crate::extract::Now;
+use crate::operator;
+use crate::state::AppState;
+use crate::store::{JournalEntry, replay};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(show_holds))
+        .routes(routes!(release_hold))
+        .routes(routes!(show_stats))
+        .routes(routes!(show_journal))
+}
+
+/// The show and its whole journal, oldest first; 404 for an unknown show.
+async fn show_and_journal(state: &AppState, show_id: &str) -> Result<(Show, Vec<JournalEntry>), AppError> {
+    let show = state.store.show(show_id).await?.ok_or(AppError::UnknownShow)?;
+    Ok((show, state.store.journal(show_id, 0).await?))
+}
+
+/// A show's active holds with their holders, oldest first.
+#[utoipa::path(get, path = "/admin/shows/{showId}/holds", tag = "admin", security(("admin" = [])),
+    params(("showId" = String, Path, description = "The show's id")),
+    responses((status = 200, body = OperatorHoldList),
+        (status = 401, description = "unauthorized", body = ErrorBody),
+        (status = 403, description = "admin_disabled", body = ErrorBody),
+        (status = 404, description = "unknown_show", body = ErrorBody)))]
+async fn show_holds(
+    _: Admin,
+    State(state): State<AppState>,
+    Now(now): Now,
+    Path(show_id): Path<String>,
+) -> Result<Json<OperatorHoldList>, AppError> {
+    let (_, journal) = show_and_journal(&state, &show_id).await?;
+    let holds = replay(0, &journal)?.holds;
+    Ok(Json(OperatorHoldList { holds: operator::active_holds(&holds, now), server_time: now.0 }))
+}
+
+/// Releases anyone's hold (journaled with the holder `operator`; an event
+/// goes out); a released one answers as it stands.
+#[utoipa::path(post, path = "/admin/holds/{holdId}/release", tag = "admin", security(("admin" = [])),
+    params(("holdId" = String, Path, description = "The hold's id")),
+    responses((status = 200, description = "the hold, RELEASED", body = HoldBody),
+        (status = 401, description = "unauthorized", body = ErrorBody),
+        (status = 403, description = "admin_disabled", body = ErrorBody),
+        (status = 404, description = "no_hold", body = ErrorBody),
+        (status = 409, description = "already_confirmed", body = ErrorBody),
+        (status = 503, description = "unavailable: the show's storage is failing (Retry-After)", body = ErrorBody)))]
+async fn release_hold(
+    _: Admin,
+    State(state): State<AppState>,
+    Path(hold_id): Path<String>,
+) -> Result<Response, AppError> {
+    let (hold, show) = show_of(&state, &hold_id).await?;
+    let written = show.act(Action::OperatorRelease, HolderId::new(OPERATOR), hold).await?;
+    Ok(decided(StatusCode::OK, Decided { at: written.at, value: written.value.hold }))
+}
+
+/// Places by state (in all and per category), holds by outcome, conversion
+/// and the median time to confirm.
+#[utoipa::path(get, path = "/admin/shows/{showId}/stats", tag = "admin", security(("admin" = [])),
+    params(("showId" = String, Path, description = "The show's id")),
+    responses((status = 200, body = ShowStats),
+        (status = 401, description = "unauthorized", body = ErrorBody),
+        (status = 403, description = "admin_disabled", body = ErrorBody),
+        (status = 404, description = "unknown_show", body = ErrorBody)))]
+async fn show_stats(
+    _: Admin,
+    State(state): State<AppState>,
+    Now(now): Now,
+    Path(show_id): Path<String>,
+) -> Result<Json<ShowStats>, AppError> {
+    let (show, journal) = show_and_journal(&state, &show_id).await?;
+    let engine = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
+    let map = engine.seat_map(None, now).await?;
+    let (places, by_category) = operator::place_counts(&show, &map.value);
+    let (holds, median_seconds_to_confirm) = operator::hold_counts(&journal);
+    let conversion = if holds.created == 0 { 0.0 } else { holds.confirmed as f64 / holds.created as f64 };
+    Ok(Json(ShowStats {
+        places,
+        by_category: by_category.into_iter().collect(),
+        holds,
+        conversion,
+        median_seconds_to_confirm,
+        server_time: map.at.0,
+    }))
+}
+
+/// The audit journal, oldest first: JSON Lines, or CSV for `Accept: text/csv`.
+#[utoipa::path(get, path = "/admin/shows/{showId}/journal", tag = "admin", security(("admin" = [])),
+    params(("showId" = String, Path, description = "The show's id")),
+    responses((status = 200, description = "one entry per line: version, at, holdId, holder (`operator` for the box \
+        office's releases), action, and seats, areas, expiresAt, extensions, late where they apply",
+        content((String = "application/jsonl"), (String = "text/csv"))),
+        (status = 401, description = "unauthorized", body = ErrorBody),
+        (status = 403, description = "admin_disabled", body = ErrorBody),
+        (status = 404, description = "unknown_show", body = ErrorBody)))]
+async fn show_journal(
+    _: Admin,
+    State(state): State<AppState>,
+    headers: HeaderMap,
+    Path(show_id): Path<String>,
+) -> Result<Response, AppError> {
+    let (_, journal) = show_and_journal(&state, &show_id).await?;
+    let wants_csv =
+        headers.get(ACCEPT).and_then(|value| value.to_str().ok()).is_some_and(|value| value.contains("text/csv"));
+    Ok(if wants_csv {
+        ([(CONTENT_TYPE, "text/csv; charset=utf-8")], operator::csv(&journal)?).into_response()
+    } else {
+        ([(CONTENT_TYPE, "application/jsonl; charset=utf-8")], operator::json_lines(&journal)?).into_response()
+    })
+}
