@@ -1,8 +1,24 @@
 //! The demo shows `--demo` creates: a small theatre (rows A–H of 20 seats)
-//! and an arena of 20,000 seats with a 5,000-place standing floor.
+//! and an arena of 20,000 seats with a 5,000-place standing floor, both
+//! with price categories, rows for best available and the stage; the
+//! theatre keeps G19–G20 for the `presale` channel (code [`PRESALE_CODE`]).
 
 use seat_state::Show;
-use seat_state::wire::{AreaDefinition, SeatDefinition, ShowInput, VenueSeat};
+use seat_state::wire::{
+    AreaDefinition, CategoryDefinition, ChannelDefinition, Focus, SeatDefinition, ShowInput, VenueSeat,
+};
+
+/// The code that unlocks the demo theatre's presale seats.
+pub const PRESALE_CODE: &str = "PRESALE";
+
+fn category(id: &str, name: &str, price: i64, color: &str) -> CategoryDefinition {
+    CategoryDefinition { id: id.into(), name: name.into(), price, currency: "EUR".into(), color: color.into() }
+}
+
+/// A seat at its place in a row.
+fn placed(seat: SeatDefinition, section: &str, row: impl ToString, number: u32) -> VenueSeat {
+    VenueSeat { seat, section: Some(section.to_owned()), row: Some(row.to_string()), number: Some(number.into()) }
+}
 
 /// The demo theatre's id.
 pub const DEMO_SHOW_ID: &str = "demo-theatre";
@@ -18,13 +34,15 @@ pub fn theatre() -> Show {
         .flat_map(|(row_index, row)| {
             (1..=SEATS_PER_ROW).map(move |number| {
                 let aisle = if number > SEATS_PER_ROW / 2 { 20.0 } else { 0.0 };
-                VenueSeat::from(SeatDefinition {
+                let seat = SeatDefinition {
                     id: format!("{row}{number}"),
                     x: f64::from(number - 1) * 30.0 + aisle,
                     y: row_index as f64 * 34.0,
                     label: Some(format!("Row {row}, seat {number}")),
                     category: Some(if row_index < 3 { "premium" } else { "standard" }.to_owned()),
-                })
+                };
+                // The aisle splits each row: seats 10 and 11 are not together.
+                placed(seat, if number <= SEATS_PER_ROW / 2 { "Left" } else { "Right" }, row, number)
             })
         })
         .collect();
@@ -32,6 +50,16 @@ pub fn theatre() -> Show {
         id: Some(DEMO_SHOW_ID.to_owned()),
         name: Some("Demo Theatre — Improv night".to_owned()),
         seats: Some(seats),
+        categories: Some(vec![
+            category("premium", "Premium", 4500, "#b35900"),
+            category("standard", "Standard", 2500, "#1f6feb"),
+        ]),
+        focus: Some(Focus { x: 295.0, y: -60.0 }),
+        channels: Some(vec![ChannelDefinition {
+            id: "presale".into(),
+            code: Some(PRESALE_CODE.into()),
+            seats: vec!["G19".into(), "G20".into()],
+        }]),
         ..ShowInput::default()
     };
     Show::parse(&input).expect("the demo theatre is a valid show")
@@ -49,13 +77,14 @@ pub fn arena() -> Show {
         .flat_map(|row| {
             (1..=ARENA_SEATS_PER_ROW).map(move |number| {
                 let block_gap = f64::from((number - 1) / 50) * 16.0;
-                VenueSeat::from(SeatDefinition {
+                let seat = SeatDefinition {
                     id: format!("R{row}-{number}"),
                     x: f64::from(number - 1) * 12.0 + block_gap,
                     y: f64::from(row - 1) * 14.0,
                     label: Some(format!("Row {row}, seat {number}")),
                     category: Some(if row <= 20 { "lower" } else { "upper" }.to_owned()),
-                })
+                };
+                placed(seat, &format!("Block {}", (number - 1) / 50 + 1), row, number)
             })
         })
         .collect();
@@ -64,7 +93,28 @@ pub fn arena() -> Show {
         name: Some("Demo Arena — Stadium tour".to_owned()),
         seats: Some(seats),
         areas: Some(vec![AreaDefinition { id: "floor".to_owned(), name: "Standing floor".to_owned(), capacity: 5000 }]),
+        categories: Some(vec![
+            category("lower", "Lower tier", 8900, "#8250df"),
+            category("upper", "Upper tier", 4900, "#1a7f37"),
+        ]),
+        focus: Some(Focus { x: 1526.0, y: -80.0 }),
         ..ShowInput::default()
     };
     Show::parse(&input).expect("the demo arena is a valid show")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_demo_shows_have_priced_categories_rows_and_a_stage() {
+        for show in [theatre(), arena()] {
+            assert!(show.categories.iter().all(|category| category.price > 0), "{}", show.id);
+            assert!(show.seats.iter().all(|seat| seat.place.is_some()), "{}", show.id);
+            assert!(show.focus.is_some(), "{}", show.id);
+        }
+        let presale = &theatre().channels[0];
+        assert_eq!((presale.code.as_str(), presale.seats.len()), (PRESALE_CODE, 2));
+    }
 }
