@@ -76,11 +76,11 @@ edit(H, '''    let written = show.create_hold(holder(&session), body).await?;
 record('index-after-answer', [A, M, H])
 
 # Each write decided at the instant its request arrived (as before issue 10).
-edit(C, 'Create { holder: HolderId, body: HoldRequestBody, generated_id: HoldId, reply: Reply<Written> },', 'Create { holder: HolderId, body: HoldRequestBody, generated_id: HoldId, now: ServerMillis, reply: Reply<Written> },')
+edit(C, 'Create { holder: HolderId, body: HoldOrder, generated_id: HoldId, reply: Reply<Written> },', 'Create { holder: HolderId, body: HoldOrder, generated_id: HoldId, now: ServerMillis, reply: Reply<Written> },')
 edit(C, 'Act { action: Action, holder: HolderId, hold: HoldId, reply: Reply<Written> },', 'Act { action: Action, holder: HolderId, hold: HoldId, now: ServerMillis, reply: Reply<Written> },')
-edit(M, '''    pub async fn create_hold(&self, holder: HolderId, body: HoldRequestBody) -> Result<Decided<Written>, EngineError> {
+edit(M, '''    pub async fn create_hold(&self, holder: HolderId, body: HoldOrder) -> Result<Decided<Written>, EngineError> {
         let generated_id = generated_hold_id()?;
-        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, reply })).await''', '''    pub async fn create_hold(&self, holder: HolderId, body: HoldRequestBody, now: ServerMillis) -> Result<Decided<Written>, EngineError> {
+        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, reply })).await''', '''    pub async fn create_hold(&self, holder: HolderId, body: HoldOrder, now: ServerMillis) -> Result<Decided<Written>, EngineError> {
         let generated_id = generated_hold_id()?;
         self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, now, reply })).await''')
 edit(M, '''    pub async fn act(&self, action: Action, holder: HolderId, hold: HoldId) -> Result<Decided<Written>, EngineError> {
