@@ -20,8 +20,11 @@ async fn a_resume_point_that_is_not_an_int64_is_a_json_400() {
     for query in ["lastEventId=9223372036854775808", "lastEventId=1.5", "lastEventId=x"] {
         assert_error(&app.get(&format!("/api/shows/edge/events?{query}")).await, 400, "bad_request");
     }
-    let header = Request::get("/api/shows/edge/events").header("last-event-id", "null").body(Body::empty()).unwrap();
-    assert_error(&app.send(header).await, 400, "bad_request");
+    for value in ["null", ""] {
+        let header = Request::get("/api/shows/edge/events").header("last-event-id", value).body(Body::empty()).unwrap();
+        assert_error(&app.send(header).await, 400, "bad_request");
+    }
+    assert_error(&app.get("/api/shows/edge/events?other=1").await, 400, "bad_request");
 }
 
 #[tokio::test]
@@ -33,6 +36,14 @@ async fn whole_numbers_written_as_floats_are_integers_and_fractions_are_refused(
     assert_eq!(created.body["holdSeconds"], 60, "{created:?}");
     let token = app.session().await;
     assert_eq!(app.hold(&token, "floats", json!({"areas": {"floor": 2.0}})).await.status, 201);
+    let query = app
+        .post_admin(
+            "/api/admin/shows?maxSeatsPerHold=9",
+            Some(ADMIN_TOKEN),
+            show_with("q", 2, 5, json!({})).to_string(),
+        )
+        .await;
+    assert_error(&query, 400, "bad_request");
     let fraction = app.create_show(&show_with("fraction", 2, 5, json!({"holdSeconds": 60.5}))).await;
     assert_error(&fraction, 400, "bad_request");
 }

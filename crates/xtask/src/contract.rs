@@ -13,6 +13,8 @@ use crate::run::{Step, root, run_checked, target_dir};
 
 /// Pinned: a new release may add checks; moving up is a deliberate change.
 const SCHEMATHESIS: &str = "4.32.5";
+/// Any seed will do; other seeds explore further (`st run … --seed N`).
+const SEED: &str = "20261130";
 
 fn venv() -> PathBuf {
     root().join("target").join("schemathesis-venv")
@@ -109,6 +111,11 @@ pub fn check() -> Result<(), String> {
         .arg("--config-file")
         .arg(root().join("crates").join("xtask").join("schemathesis.toml"))
         .args(["--no-color", "run", &format!("http://{}/api/openapi.json", server.address), "--checks", "all"])
+        // DELETE /api/holds/{holdId} releases: the hold stays readable as
+        // RELEASED (API.md), which this check takes for a deleted resource.
+        .args(["--exclude-checks", "use_after_free"])
+        // The same cases every run (for a given document): a failure replays.
+        .args(["--seed", SEED])
         .env("SEATHOLD_ST_SESSION", server.session()?)
         .env("SEATHOLD_ST_ADMIN", &admin_token)
         .current_dir(std::env::temp_dir())

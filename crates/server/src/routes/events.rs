@@ -39,7 +39,7 @@ pub fn router() -> OpenApiRouter<AppState> {
            ("lastEventId" = Option<i64>, Query, description = "The same, for clients that cannot set headers")),
     responses((status = 200, content_type = "text/event-stream", body = ChangeEvent,
                description = "`snapshot` (SeatMap) then `change` (ChangeEvent) events"),
-              (status = 400, description = "bad_request: lastEventId or Last-Event-ID is not an integer", body = seat_state::wire::ErrorBody),
+              (status = 400, description = "bad_request: lastEventId or Last-Event-ID is not an integer, or an unknown query parameter", body = seat_state::wire::ErrorBody),
               (status = 404, description = "unknown_show", body = seat_state::wire::ErrorBody),
               (status = 503, description = "unavailable: too many live streams (Retry-After); poll the seat map", body = seat_state::wire::ErrorBody)))]
 async fn events(
@@ -78,16 +78,14 @@ async fn events(
 /// The `Last-Event-ID` header: a version, or absent; anything else → 400.
 fn last_event_id(headers: &HeaderMap) -> Result<Option<i64>, AppError> {
     let Some(value) = headers.get("last-event-id") else { return Ok(None) };
+    // Browsers send it only with a non-empty id; anything else is not ours.
     let text = value.to_str().map(str::trim).unwrap_or("?");
-    if text.is_empty() {
-        return Ok(None);
-    }
     text.parse().map(Some).map_err(|_| AppError::BadRequest("Last-Event-ID must be an integer version".into()))
 }
 
 /// `?lastEventId=N`: resume after version N.
 #[derive(Debug, serde::Deserialize, utoipa::IntoParams)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Resume {
     last_event_id: Option<i64>,
 }

@@ -79,6 +79,12 @@ impl FromRequest<AppState> for ShowUpload {
             .and_then(|value| value.to_str().ok())
             .is_some_and(|value| value.trim_start().to_ascii_lowercase().starts_with("text/csv"));
         if !csv {
+            // The query carries a CSV venue's fields; beside JSON it would be ignored.
+            if request.uri().query().is_some_and(|query| !query.is_empty()) {
+                return Err(AppError::BadRequest(
+                    "show fields go in the JSON body; the query is for CSV venues".into(),
+                ));
+            }
             let ApiJson(input) = ApiJson::<ShowInput>::from_request(request, state).await?;
             return Ok(Self(input));
         }
@@ -101,7 +107,7 @@ impl FromRequest<AppState> for ShowUpload {
     responses(
         (status = 201, description = "created", body = ShowBody),
         (status = 200, description = "the same show already existed", body = ShowBody),
-        (status = 400, description = "bad_request", body = ErrorBody),
+        (status = 400, description = "bad_request (also: a JSON body with show fields in the query)", body = ErrorBody),
         (status = 401, description = "unauthorized", body = ErrorBody),
         (status = 403, description = "admin_disabled", body = ErrorBody),
         (status = 409, description = "show_exists", body = ErrorBody),
