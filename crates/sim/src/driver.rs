@@ -248,7 +248,10 @@ impl Sim {
                 Some(format!("c{customer}-hold-{:04}", buyer.next_id))
             }
         };
-        Ask::Hold { show, hold_id, seats, floor }
+        // Sometimes "the best seats" instead of named ones.
+        let best = (seats.is_empty() && self.rng.u32(0..3) == 0).then(|| self.rng.u32(1..=2));
+        let floor = if best.is_some() { 0 } else { floor };
+        Ask::Hold { show, hold_id, seats, floor, best }
     }
 
     fn send(&mut self, spec: Spec) {
@@ -377,9 +380,12 @@ impl Sim {
         self.react(&spec, &answer);
         let customer = &mut self.customers[spec.customer];
         match &spec.ask {
-            Ask::Hold { show, seats, .. } if status.is_success() => {
+            Ask::Hold { show, .. } if status.is_success() => {
                 let id = answer.body["holdId"].as_str().unwrap_or_default().to_owned();
-                customer.acked.remember(id, Ack { show: show.clone(), seats: seats.clone(), confirmed: false });
+                // The seats held: the ones asked for, or the ones best available picked.
+                let held = answer.body["seats"].as_array().into_iter().flatten();
+                let seats = held.filter_map(|seat| seat.as_str().map(str::to_owned)).collect();
+                customer.acked.remember(id, Ack { show: show.clone(), seats, confirmed: false });
             }
             Ask::Confirm(id) if status == StatusCode::OK => {
                 if let Some(ack) = customer.acked.get_mut(id) {
@@ -424,7 +430,8 @@ impl Sim {
                 let buyer = &mut self.customers[other];
                 buyer.next_id += 1;
                 let hold_id = Some(format!("c{other}-hold-{:04}", buyer.next_id));
-                self.follow_ups.push(Spec { customer: other, ask: Ask::Hold { show, hold_id, seats, floor: 0 } });
+                self.follow_ups
+                    .push(Spec { customer: other, ask: Ask::Hold { show, hold_id, seats, floor: 0, best: None } });
             }
             _ => {}
         }

@@ -18,7 +18,14 @@ use crate::world::Answer;
 /// What a customer asks for.
 #[derive(Debug, Clone)]
 pub enum Ask {
-    Hold { show: String, hold_id: Option<String>, seats: Vec<String>, floor: u32 },
+    /// With `best`, the server picks that many adjacent seats instead.
+    Hold {
+        show: String,
+        hold_id: Option<String>,
+        seats: Vec<String>,
+        floor: u32,
+        best: Option<u32>,
+    },
     Extend(String),
     Confirm(String),
     Release(String),
@@ -99,8 +106,11 @@ impl Spec {
     /// The HTTP request; with `slow`, the body is held back and returned.
     pub fn request(&self, token: &str, slow: bool) -> (Request<Body>, Option<(oneshot::Sender<Bytes>, Bytes)>) {
         let (method, path, body) = match &self.ask {
-            Ask::Hold { show, hold_id, seats, floor } => {
-                let mut body = json!({"seats": seats});
+            Ask::Hold { show, hold_id, seats, floor, best } => {
+                let mut body = match best {
+                    Some(count) => json!({"best": {"count": count}}),
+                    None => json!({"seats": seats}),
+                };
                 if *floor > 0 {
                     body["areas"] = json!({"floor": floor});
                 }

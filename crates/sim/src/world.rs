@@ -67,7 +67,9 @@ pub struct World {
 fn shows() -> anyhow::Result<Vec<Show>> {
     let show = |id: &str, seats: usize, policy: &str| -> anyhow::Result<Show> {
         let seats: Vec<Value> =
-            (1..=seats).map(|n| serde_json::json!({"id": format!("S{n}"), "x": n * 30, "y": 0})).collect();
+            (1..=seats)
+                .map(|n| serde_json::json!({"id": format!("S{n}"), "x": n * 30, "y": 0, "section": "Main", "row": "A", "number": n}))
+                .collect();
         let input: ShowInput = serde_json::from_value(serde_json::json!({
             "id": id, "name": id, "holdSeconds": 3, "extensionSeconds": 2, "maxExtensions": 2,
             "maxSeatsPerHold": 3, "maxActiveHoldsPerHolder": 2, "latePolicy": policy,
