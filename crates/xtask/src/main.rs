@@ -3,7 +3,7 @@
 //! - `serve [ARGS…]`: install what is missing, build the web UI, run the server with a demo show.
 //! - `test`: install what is missing (browser and PostgreSQL too), then run every test and lint;
 //!   the native tests get a throwaway PostgreSQL (`SEATHOLD_TEST_POSTGRES`).
-//! - `setup [--test]`: only the installs.
+//! - `setup [--test | --dev]`: only the installs (`--dev`: also Trunk, for `trunk serve`).
 //! - `tidy`: `cargo fmt --check` and clippy, native and wasm32.
 //! - `bench [sale|web] [--database postgres] [--sessions N] [--concurrency N] [--seconds N]`: the
 //!   flash-sale benchmark (on PostgreSQL: beside seed 003's SQL, 1 and 2 processes) and the web
@@ -27,6 +27,7 @@ mod sim;
 mod soak;
 mod wasm_imports;
 mod wasm_size;
+mod web_build;
 
 use std::process::ExitCode;
 
@@ -36,9 +37,13 @@ fn main() -> ExitCode {
     let outcome = match command {
         "serve" => run::serve(rest),
         "test" => run::test(),
-        "setup" => {
-            install::setup(if rest.iter().any(|a| a == "--test") { install::For::Test } else { install::For::Serve })
-        }
+        "setup" => install::setup(if rest.iter().any(|a| a == "--test") {
+            install::For::Test
+        } else if rest.iter().any(|a| a == "--dev") {
+            install::For::Dev
+        } else {
+            install::For::Serve
+        }),
         "tidy" => run::tidy(),
         "bench" => bench::bench(rest),
         "sim" => sim::sim(rest),
@@ -48,7 +53,7 @@ fn main() -> ExitCode {
         "package" => package::package(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS] | contract | soak [--minutes N] | postgres | package>"
+                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test | --dev] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS] | contract | soak [--minutes N] | postgres | package>"
             );
             return ExitCode::from(2);
         }

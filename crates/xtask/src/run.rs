@@ -9,6 +9,7 @@ use crate::install::{self, For};
 use crate::package;
 use crate::postgres::{self, TestPostgres};
 use crate::wasm_imports;
+use crate::web_build;
 
 /// The workspace root.
 pub fn root() -> PathBuf {
@@ -25,7 +26,7 @@ pub fn target_dir() -> PathBuf {
     std::env::var_os("CARGO_TARGET_DIR").map_or_else(|| root().join("target"), PathBuf::from)
 }
 
-/// Trunk's output, as `Trunk.toml` sets it.
+/// The UI's release dist (`Trunk.toml`'s `dist`: `trunk build --release` writes the same).
 pub fn web_dist() -> PathBuf {
     root().join("target").join("web-dist")
 }
@@ -81,11 +82,11 @@ pub fn cargo(args: &[&str]) -> Command {
     command
 }
 
+/// The UI's release dist, as `trunk build --release` makes it, without
+/// Trunk (web_build.rs); then the JS package and its example.
 pub fn build_web() -> Result<(), String> {
-    let step = Step::start("web UI: trunk build --release");
-    run_checked(tool("trunk").args(["build", "--release"]))?;
-    step.done()?;
-    // Trunk empties the dist: the JS package's example goes in after it.
+    web_build::build()?;
+    // The dist is made afresh: the JS package's example goes in after it.
     package::build()?;
     package::into_web_dist()
 }
