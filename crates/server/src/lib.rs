@@ -47,7 +47,11 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 let seats = venue_csv::seats(&bytes).with_context(|| format!("reading {}", file.display()))?;
                 fields.with_seats(seats)
             } else {
-                anyhow::ensure!(fields.id.is_none() && fields.name.is_none(), "--id and --name are for a CSV venue");
+                let flags = fields != venue_csv::ShowFields::default();
+                anyhow::ensure!(
+                    !flags,
+                    "--id, --name, --hold-seconds and the like are for a CSV venue; JSON has its own"
+                );
                 serde_json::from_slice::<ShowInput>(&bytes).with_context(|| format!("parsing {}", file.display()))?
             };
             let show = Show::parse(&input).with_context(|| format!("validating {}", file.display()))?;

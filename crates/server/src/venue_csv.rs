@@ -7,7 +7,7 @@ use seat_state::{InvalidShow, PlaceId};
 
 /// The show's other fields: query parameters of `POST /api/admin/shows`
 /// with a CSV body, and flags of `seathold show create VENUE.csv`.
-#[derive(Debug, Clone, Default, serde::Deserialize, clap::Args, utoipa::IntoParams)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize, clap::Args, utoipa::IntoParams)]
 #[serde(rename_all = "camelCase")]
 #[into_params(parameter_in = Query, rename_all = "camelCase")]
 pub struct ShowFields {

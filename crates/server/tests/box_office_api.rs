@@ -185,3 +185,15 @@ async fn a_channel_seat_needs_the_code_and_is_unavailable_before_taken() {
     let held = app.hold(&bob, "hall", json!({"seats": ["B6"], "channel": "SECRET"})).await;
     assert_eq!((held.status.as_u16(), &held.body["seats"]), (201, &json!(["B6"])), "{held:?}");
 }
+
+#[tokio::test]
+async fn the_command_line_refuses_show_fields_beside_a_json_venue() {
+    use clap::Parser;
+    let dir = tempfile::tempdir().unwrap();
+    let venue = dir.path().join("venue.json");
+    std::fs::write(&venue, hall().to_string()).unwrap();
+    let database = format!("sqlite:{}", dir.path().join("cli.db").display());
+    let args = ["seathold", "show", "create", venue.to_str().unwrap(), "--hold-seconds", "60", "--database", &database];
+    let error = seathold_server::run(seathold_server::config::Cli::parse_from(args)).await.unwrap_err();
+    assert!(error.to_string().contains("are for a CSV venue"), "{error:#}");
+}
