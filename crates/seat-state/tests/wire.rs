@@ -156,3 +156,19 @@ fn a_refusal_names_its_seats_as_asked() {
     assert_eq!(taken.message(), "Row B, seat 8 (B8) was just taken.");
     assert_eq!(Rejection::HoldLimit.naming_seats(str::to_owned), Rejection::HoldLimit);
 }
+
+#[test]
+fn a_show_answer_reads_as_its_v1_definition_and_its_offer() {
+    let answer = r##"{"id": "t", "name": "T", "holdSeconds": 600, "extensionSeconds": 300, "maxExtensions": 2,
+        "maxSeatsPerHold": 6, "maxActiveHoldsPerHolder": 1, "latePolicy": "allow_confirm_until_expiry",
+        "seats": [{"id": "A1", "x": 0, "y": 0, "category": "a", "section": "S", "row": "A", "number": 1}],
+        "areas": [], "categories": [{"id": "a", "name": "Stalls", "price": 4500, "currency": "EUR", "color": "#1f6feb"}],
+        "focus": {"x": 0, "y": -10}, "channels": [{"id": "presale", "seats": ["A1"]}], "serverTime": 1}"##;
+    let show: seat_state::wire::ShowDefinition = serde_json::from_str(answer).unwrap();
+    assert_eq!(show.seats[0].category.as_deref(), Some("a"));
+    let offer: seat_state::wire::ShowOffer = serde_json::from_str(answer).unwrap();
+    assert_eq!((offer.categories[0].price, offer.categories[0].currency.as_str()), (4500, "EUR"));
+    assert_eq!((offer.channels[0].code.as_deref(), offer.channels[0].seats.as_slice()), (None, &["A1".to_owned()][..]));
+    let v1: seat_state::wire::ShowOffer = serde_json::from_str(r#"{"id": "t", "seats": []}"#).unwrap();
+    assert_eq!(v1, seat_state::wire::ShowOffer::default());
+}

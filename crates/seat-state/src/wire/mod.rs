@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 pub use admin::{HoldCounts, OperatorHold, OperatorHoldList, PlaceCounts, ShowStats};
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};
-pub use venue::{CategoryDefinition, ChannelDefinition, Focus, ShowDocument, VenueSeat};
+pub use venue::{CategoryDefinition, ChannelDefinition, Focus, ShowDocument, ShowOffer, VenueSeat};
 
 /// A seat in a show definition, as sent by an admin or returned by the server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -102,3 +102,16 @@ impl ShowDocument {
         self
     }
 }
+
+/// The box office's part of `GET /api/shows/{showId}` that a customer's page
+/// reads beside the v1 [`super::ShowDefinition`] from the same answer:
+/// categories and channels (codes left out). Flat, with no
+/// `#[serde(flatten)]`, so the browser never buffers a seat to read it.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowOffer {
+    #[serde(default)]
+    pub categories: Vec<CategoryDefinition>,
+    #[serde(default)]
+    pub channels: Vec<ChannelDefinition>,
+}
