@@ -109,7 +109,17 @@ for a in ['Extend', 'Confirm', 'Release']:
 p = f'{ROOT}/{H}'; s = open(p).read()
 s = re.sub(r"(async fn (extend|confirm|release)_hold\(\n    _: HoldWrites,\n    session: Session,\n    State\(state\): State<AppState>,\n)", r"\1    Now(now): Now,\n", s)
 open(p, 'w').write(s)
-record('decided-at-request-arrival', [C, M, D, H])
+R = 'crates/server/src/routes/admin.rs'
+edit(R, '''async fn release_hold(
+    _: Admin,
+    State(state): State<AppState>,
+''', '''async fn release_hold(
+    _: Admin,
+    State(state): State<AppState>,
+    crate::extract::Now(now): crate::extract::Now,
+''')
+edit(R, 'show.act(Action::OperatorRelease, HolderId::new(OPERATOR), hold).await?', 'show.act(Action::OperatorRelease, HolderId::new(OPERATOR), hold, now).await?')
+record('decided-at-request-arrival', [C, M, D, H, R])
 
 # Several processes: a read answers from memory without catching up.
 edit(A, '''        } else if (!reads.is_empty() || (refresh && self.events.watched()))
