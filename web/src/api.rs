@@ -16,7 +16,7 @@ use wasm_bindgen::prelude::Closure;
 use web_sys::{EventSource, MessageEvent};
 
 use seat_state::wire::{
-    ChangeEvent, ErrorBody, HoldBody, HoldList, HoldRequestBody, SeatMap, SessionBody, ShowDefinition, ShowList,
+    ChangeEvent, ErrorBody, HoldBody, HoldList, HoldOrder, SeatMap, SessionBody, ShowDefinition, ShowList, ShowOffer,
     TimeBody,
 };
 use seat_state::{ClockSample, LocalMillis, Rejection, ServerMillis};
@@ -160,11 +160,19 @@ pub async fn shows() -> Result<ShowList, ApiError> {
     get("/api/shows").await
 }
 
-/// One show's definition: seats, positions, rules. The body's `serverTime`
-/// is not needed here; reading the definition alone (unknown fields are
-/// skipped) spares serde's buffering of `#[serde(flatten)]` in the wasm.
-pub async fn show(show_id: &str) -> Result<ShowDefinition, ApiError> {
-    get(&format!("/api/shows/{show_id}")).await
+/// One show's definition: seats, positions, rules, and its box office's
+/// categories and channels. The answer is parsed once and read as two flat
+/// wire types (unknown fields skipped): its `serverTime` is not needed, and
+/// neither reads through `#[serde(flatten)]`, which would make serde buffer
+/// every seat in the wasm.
+pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer), ApiError> {
+    let text = exchange(request(reqwest::Method::GET, &format!("/api/shows/{show_id}"))).await?;
+    let value = js_sys::JSON::parse(&text.ok_or_else(|| transport("empty answer"))?)
+        .map_err(|_| transport("unreadable answer"))?;
+    let unreadable = |_| transport("unreadable answer");
+    let show = serde_wasm_bindgen::from_value(value.clone()).map_err(unreadable)?;
+    let offer = serde_wasm_bindgen::from_value(value).map_err(unreadable)?;
+    Ok((show, offer))
 }
 
 /// The facts every seat's state is derived from (with `mine` for this session).
@@ -204,10 +212,11 @@ pub async fn my_holds() -> Result<HoldList, ApiError> {
 /// How often a hold request is sent before giving up on the network.
 const HOLD_ATTEMPTS: u32 = 3;
 
-/// Asks to hold the places in `body`. The body carries a client-chosen
+/// Asks to hold the places in `body` (or the best seats it asks for, with
+/// its channel's code). The body carries a client-chosen
 /// `holdId`, so when the network fails the very same request is sent again:
 /// the server answers a repeat with the same hold and takes nothing more.
-pub async fn create_hold(show_id: &str, body: &HoldRequestBody) -> Result<HoldBody, ApiError> {
+pub async fn create_hold(show_id: &str, body: &HoldOrder) -> Result<HoldBody, ApiError> {
     let path = format!("/api/shows/{show_id}/holds");
     let mut attempt = 1;
     loop {

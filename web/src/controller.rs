@@ -8,7 +8,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use seat_state::LocalMillis;
 use seat_state::sync::Input;
-use seat_state::wire::{HoldBody, ShowDefinition};
+use seat_state::wire::{BestRequestBody, HoldBody, HoldOrder, RequestedQuantity, ShowDefinition, ShowOffer};
 
 use crate::api::{self, ApiError};
 use crate::hold::HoldAction;
@@ -30,6 +30,8 @@ pub struct Controller {
     pub status: RwSignal<Option<String>>,
     /// How many active holds one customer may have.
     pub max_active_holds: u32,
+    /// The sales channel's code the customer entered, sent with each hold.
+    pub code: RwSignal<Option<String>>,
 }
 
 /// Fetches a fresh seat map after the machine missed a change. A failure
@@ -51,8 +53,12 @@ pub fn resync(show_id: String, live: StoredValue<LiveMap, LocalStorage>) {
 impl Controller {
     /// Cells, live map and controller for a show; nothing is fed yet.
     /// `local_now` is the local clock (a fake one in tests).
-    pub fn new(show: &ShowDefinition, local_now: fn() -> LocalMillis) -> (Self, Arc<MapModel>, Vec<AreaCell>) {
-        let model = MapModel::new(&show.seats);
+    pub fn new(
+        show: &ShowDefinition,
+        offer: &ShowOffer,
+        local_now: fn() -> LocalMillis,
+    ) -> (Self, Arc<MapModel>, Vec<AreaCell>) {
+        let model = MapModel::new(&show.seats, offer);
         let areas: Vec<AreaCell> = show
             .areas
             .iter()
@@ -71,6 +77,7 @@ impl Controller {
             busy: RwSignal::new(false),
             status: RwSignal::new(None),
             max_active_holds: u32::try_from(show.max_active_holds_per_holder).unwrap_or(1),
+            code: RwSignal::new(None),
         };
         (controller, model, areas)
     }
@@ -88,7 +95,7 @@ impl Controller {
         }) else {
             return;
         };
-        let available = look.state == seat_state::SeatState::Free;
+        let available = look.usable();
         let mut outcome = Toggle::Unavailable;
         self.shown.selection.update(|selection| outcome = selection.toggle(&seat_id, available));
         match outcome {
@@ -100,6 +107,9 @@ impl Controller {
             Toggle::OverLimit => {
                 let max = self.shown.selection.with_untracked(|s| s.max_places());
                 self.say(Some(words::over_limit(max)), None);
+            }
+            Toggle::Unavailable if look.locked && look.state == seat_state::SeatState::Free => {
+                self.say(None, Some(words::locked(&label)));
             }
             Toggle::Unavailable => {
                 let why = words::spoken_state(look.state, look.mine);
@@ -142,12 +152,26 @@ impl Controller {
     /// unpicks only those.
     pub fn hold(self) {
         let hold_id = api::new_hold_id();
-        let request = self.shown.selection.with_untracked(|s| s.to_request(&hold_id));
+        let body = self.shown.selection.with_untracked(|s| s.to_request(&hold_id));
+        self.live.update_value(|live| live.set_in_flight(body.seats.clone()));
+        self.send(HoldOrder { body, best: None, channel: self.code.get_untracked() });
+    }
+
+    /// Asks the server for the best `count` adjacent seats (of `category`,
+    /// or any) and holds them, as it picks them, in one decision.
+    pub fn best(self, count: u32, category: Option<String>) {
+        self.clear();
+        let body = seat_state::wire::HoldRequestBody { hold_id: Some(api::new_hold_id()), ..Default::default() };
+        let best = BestRequestBody { count: RequestedQuantity::Integer(i64::from(count)), category };
+        self.send(HoldOrder { body, best: Some(best), channel: self.code.get_untracked() });
+    }
+
+    /// Sends a hold request and shows its answer as the hold.
+    fn send(self, order: HoldOrder) {
         let show_id = self.show_id.get_value();
         self.busy.set(true);
-        self.live.update_value(|live| live.set_in_flight(request.seats.clone()));
         spawn_local(async move {
-            let answer = api::create_hold(&show_id, &request).await;
+            let answer = api::create_hold(&show_id, &order).await;
             self.live.update_value(|live| live.set_in_flight(Vec::new()));
             self.busy.set(false);
             match answer {
@@ -163,6 +187,27 @@ impl Controller {
                 Err(error) => self.refused(&error),
             }
         });
+    }
+
+    /// Takes a channel's code (empty: none): its seats are offered to this
+    /// customer and holds carry it; the server checks it.
+    pub fn set_code(&self, code: &str) {
+        let code = code.trim();
+        let code = (!code.is_empty()).then(|| code.to_owned());
+        let locked = code.is_none();
+        if locked {
+            let kept: Vec<String> = self.model.with_value(|model| {
+                model.seats.iter().filter(|cell| cell.channel).map(|cell| cell.id.clone()).collect()
+            });
+            self.shown.selection.update(|selection| {
+                selection.remove_seats(&kept);
+            });
+            self.model.with_value(|model| kept.iter().for_each(|id| model.set_selected(id, false)));
+        }
+        self.model.with_value(|model| model.lock_channel_seats(locked));
+        let news = if locked { words::CODE_CLEARED } else { words::CODE_TAKEN };
+        self.code.set(code);
+        self.say(None, Some(news.to_owned()));
     }
 
     /// Shows a refusal; for taken seats, unpicks only those.

@@ -23,4 +23,7 @@ pub struct HoldSummary {
     pub extensions_left: u32,
     /// Its status now (`Expired` from the deadline on, as `seat-state` says).
     pub status: HoldStatus,
+    /// What its seats cost together ("€90.00"), when all are priced in
+    /// one currency and it has no standing places.
+    pub total: Option<String>,
 }

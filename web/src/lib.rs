@@ -14,6 +14,7 @@ pub mod layout;
 pub mod live_map;
 pub mod live_show;
 pub mod model;
+pub mod price;
 pub mod route;
 pub mod seat_list;
 pub mod selection;

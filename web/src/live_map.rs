@@ -239,6 +239,7 @@ impl LiveMap {
                     expires_at: seat_state::ServerMillis(view.hold.expires_at),
                     extensions_left: view.hold.extensions_left(self.max_extensions),
                     status: view.status,
+                    total: if view.hold.areas.is_empty() { self.model.total(&view.hold.seats) } else { None },
                 };
                 (Some(summary), view.countdown.cloned())
             }

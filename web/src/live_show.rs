@@ -10,7 +10,7 @@ use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use seat_state::sync::Input;
-use seat_state::wire::{HoldList, SeatMap as SeatFacts, ShowDefinition, ShowSummary};
+use seat_state::wire::{HoldList, SeatMap as SeatFacts, ShowDefinition, ShowOffer, ShowSummary};
 use seat_state::{ClockSample, LocalMillis};
 
 use crate::api::{self, ApiError, LiveEvent, LiveFeed};
@@ -42,6 +42,8 @@ pub async fn load_shows() -> Result<Vec<ShowSummary>, ApiError> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Loaded {
     pub show: ShowDefinition,
+    /// Categories and channels.
+    pub offer: ShowOffer,
     pub facts: SeatFacts,
     pub holds: HoldList,
     pub samples: Vec<ClockSample>,
@@ -59,7 +61,8 @@ pub async fn load_show(show_id: String) -> Result<Arc<Loaded>, ApiError> {
     };
     let ((show, facts), customer) = both(both(api::show(&show_id), api::seat_map(&show_id)), customer).await;
     let (holds, samples) = customer?;
-    Ok(Arc::new(Loaded { show: show?, facts: facts?, holds, samples }))
+    let (show, offer) = show?;
+    Ok(Arc::new(Loaded { show, offer, facts: facts?, holds, samples }))
 }
 
 /// Runs two futures at once; both answers when both are done.
@@ -127,7 +130,7 @@ impl LiveShow {
     /// stream after the loaded snapshot's version, keeps the clock synced,
     /// and looks again whenever the tab comes back into view.
     pub fn start(data: &Loaded) -> Self {
-        let (controller, model, areas) = Controller::new(&data.show, api::local_now);
+        let (controller, model, areas) = Controller::new(&data.show, &data.offer, api::local_now);
         let live = controller.live;
         live.update_value(|live| {
             let mut inputs: Vec<Input> = data.samples.iter().copied().map(Input::ClockSample).collect();

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use seat_state::SeatState;
-use seat_state::wire::SeatDefinition;
+use seat_state::wire::{SeatDefinition, ShowOffer};
 
 use crate::layout::Layout;
 use crate::seat_list::{ListSection, sections};
@@ -25,11 +25,34 @@ pub struct SeatLook {
     pub selected: bool,
     /// The one seat Tab lands on (roving tab stop).
     pub tab_stop: bool,
+    /// Kept for a sales channel and no code was entered: not on offer to
+    /// this customer, whatever its state.
+    pub locked: bool,
 }
 
 impl SeatLook {
     /// A free seat, not picked.
-    pub const FREE: Self = Self { state: SeatState::Free, mine: false, selected: false, tab_stop: false };
+    pub const FREE: Self =
+        Self { state: SeatState::Free, mine: false, selected: false, tab_stop: false, locked: false };
+
+    /// Whether a click may pick (or unpick) the seat.
+    pub fn usable(self) -> bool {
+        (self.state == SeatState::Free && !self.locked) || self.selected
+    }
+}
+
+/// A price category as the legend and the hold panel show it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Category {
+    pub id: String,
+    pub name: String,
+    /// Minor units of `currency`.
+    pub price: i64,
+    pub currency: String,
+    /// `#rrggbb` (checked by the server).
+    pub color: String,
+    /// The price as the browser formats it: "€45.00".
+    pub price_text: String,
 }
 
 /// One seat: what never changes, and a signal for what does.
@@ -40,6 +63,10 @@ pub struct SeatCell {
     pub label: String,
     pub x: f64,
     pub y: f64,
+    /// Index of its price category in [`MapModel::categories`].
+    pub category: Option<usize>,
+    /// Kept for a sales channel (its code unlocks it).
+    pub channel: bool,
     pub look: RwSignal<SeatLook>,
 }
 
@@ -51,16 +78,33 @@ pub struct MapModel {
     pub layout: Layout,
     /// The seats by section and row, for the list picker.
     pub sections: Vec<ListSection>,
+    /// The show's price categories, in its order.
+    pub categories: Vec<Category>,
 }
 
 impl MapModel {
-    /// Cells for the seats of a show definition, all free until told otherwise.
-    pub fn new(definitions: &[SeatDefinition]) -> Arc<Self> {
+    /// Cells for the seats of a show definition, all free until told
+    /// otherwise, with the box office's categories and channels (channel
+    /// seats locked until a code is entered).
+    pub fn new(definitions: &[SeatDefinition], offer: &ShowOffer) -> Arc<Self> {
+        let categories: Vec<Category> = offer
+            .categories
+            .iter()
+            .map(|c| Category {
+                id: c.id.clone(),
+                name: c.name.clone(),
+                price: c.price,
+                currency: c.currency.clone(),
+                color: c.color.clone(),
+                price_text: crate::price::format(c.price, &c.currency),
+            })
+            .collect();
+
         let layout = Layout::new(
             definitions.iter().map(|seat| (seat.x, seat.y, seat.label.as_deref().unwrap_or(seat.id.as_str()))),
         );
         let first = layout.first();
-        let seats: Vec<SeatCell> = definitions
+        let mut seats: Vec<SeatCell> = definitions
             .iter()
             .enumerate()
             .map(|(index, seat)| SeatCell {
@@ -68,13 +112,53 @@ impl MapModel {
                 label: seat.label.clone().unwrap_or_else(|| seat.id.clone()),
                 x: seat.x,
                 y: seat.y,
+                category: seat.category.as_deref().and_then(|id| categories.iter().position(|c| c.id == id)),
+                channel: false,
                 look: RwSignal::new(SeatLook { tab_stop: Some(index) == first, ..SeatLook::FREE }),
             })
             .collect();
-        let index = seats.iter().enumerate().map(|(at, seat)| (seat.id.clone(), at)).collect();
+        let index: HashMap<String, usize> = seats.iter().enumerate().map(|(at, seat)| (seat.id.clone(), at)).collect();
+        // A channel's seats are locked until a code is entered.
+        for seat_id in offer.channels.iter().flat_map(|channel| &channel.seats) {
+            if let Some(cell) = index.get(seat_id).and_then(|&at| seats.get_mut(at)) {
+                cell.channel = true;
+                cell.look.update_untracked(|look| look.locked = true);
+            }
+        }
         let sections =
             sections(seats.iter().zip(definitions).map(|(cell, seat)| (cell.label.as_str(), seat.category.as_deref())));
-        Arc::new(Self { seats, index, layout, sections })
+        Arc::new(Self { seats, index, layout, sections, categories })
+    }
+
+    /// The radius of a seat's shape, in map units.
+    pub fn radius(&self) -> f64 {
+        (self.layout.pitch() * 0.4).clamp(2.0, 14.0)
+    }
+
+    /// The price of these seats, formatted, when every one has a price in
+    /// one currency (`None` otherwise, or for no seats).
+    pub fn total(&self, seat_ids: &[String]) -> Option<String> {
+        let mut currency: Option<&str> = None;
+        let mut sum = 0_i64;
+        for seat_id in seat_ids {
+            let category = &self.categories[self.seats[self.find(seat_id)?].category?];
+            if currency.is_some_and(|c| c != category.currency) {
+                return None;
+            }
+            currency = Some(&category.currency);
+            sum = sum.checked_add(category.price)?;
+        }
+        currency.map(|currency| crate::price::format(sum, currency))
+    }
+
+    /// Locks the channel seats (no code entered) or unlocks them (a code
+    /// was entered: the server checks it when a hold carries it).
+    pub fn lock_channel_seats(&self, locked: bool) {
+        for (index, cell) in self.seats.iter().enumerate() {
+            if cell.channel {
+                self.update(index, |look| look.locked = locked);
+            }
+        }
     }
 
     /// The index of a seat id.

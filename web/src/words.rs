@@ -85,3 +85,18 @@ pub fn error_sentence(code: &str, fallback: &str) -> String {
 
 /// When the server cannot be reached at all.
 pub const UNREACHABLE: &str = "The server cannot be reached. Check your connection and try again.";
+
+/// How a screen reader says a seat kept for a sales channel while no code
+/// is entered.
+pub const NEEDS_CODE: &str = "needs a code";
+
+/// Why a channel's seat cannot be picked yet.
+pub fn locked(label: &str) -> String {
+    format!("{label} is kept for a presale: enter its code to pick it.")
+}
+
+/// After a channel's code is entered.
+pub const CODE_TAKEN: &str = "Code entered: the seats it unlocks can be picked. It is checked when you hold.";
+
+/// After the code is cleared.
+pub const CODE_CLEARED: &str = "Code cleared: presale seats are not offered.";

@@ -45,6 +45,7 @@ pub fn HoldPanel(
             HoldStatus::Confirmed => view! {
                 <section class="hold confirmed" aria-label="Your tickets">
                     <p><strong>"Confirmed: "</strong>{summary.places}". Enjoy the show!"</p>
+                    {total(summary.total.clone())}
                     <div class="actions">
                         <button type="button" on:click=button(HoldAction::Dismiss)>"Done"</button>
                     </div>
@@ -56,6 +57,7 @@ pub fn HoldPanel(
                 view! {
                     <section class="hold" data-phase=move || phase_name(phase.get()) aria-label="Your hold">
                         <p class="held-places"><strong>"Held for you: "</strong>{summary.places}</p>
+                        {total(summary.total.clone())}
                         <p class="time-left">
                             {move || if ended.get() { "Your hold has expired: " } else { "Time left: " }}
                             <Countdown view=countdown/>
@@ -82,4 +84,9 @@ pub fn HoldPanel(
         };
         Some(view)
     }
+}
+
+/// "Total: €90.00", when the hold has a total.
+fn total(total: Option<String>) -> impl IntoView {
+    total.map(|total| view! { <p class="total"><strong>"Total: "</strong><span data-total="">{total}</span></p> })
 }

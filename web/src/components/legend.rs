@@ -2,13 +2,20 @@ use leptos::prelude::*;
 use seat_state::SeatState;
 
 use crate::components::seat::shape;
-use crate::model::SeatLook;
+use crate::model::{Category, SeatLook};
 
 /// What each seat shape means. Shapes differ, not only colours: a ring is
 /// available, a disc with a tick is picked, a square is held, a square with
-/// a tick is yours, a crossed ring is sold.
+/// a tick is yours, a crossed ring is sold, a barred ring needs a code.
+/// Then each price category: its ring (colour and dash pattern), name and
+/// price.
 #[component]
-pub fn Legend() -> impl IntoView {
+pub fn Legend(
+    /// The show's price categories (none: no price list).
+    categories: Vec<Category>,
+    /// Whether some seats are kept for a sales channel.
+    channels: bool,
+) -> impl IntoView {
     let entry = |look: SeatLook, text: &'static str| {
         view! {
             <li>
@@ -17,6 +24,7 @@ pub fn Legend() -> impl IntoView {
                         class="seat"
                         data-state=look.state.as_str()
                         data-mine=look.mine.then_some("true")
+                        data-locked=look.locked.then_some("true")
                         aria-pressed=look.selected.then_some("true")
                         d=shape(look, 0.0, 0.0, 9.0)
                     ></path>
@@ -25,7 +33,24 @@ pub fn Legend() -> impl IntoView {
             </li>
         }
     };
-    let look = |state, mine, selected| SeatLook { state, mine, selected, tab_stop: false };
+    let look = |state, mine, selected| SeatLook { state, mine, selected, ..SeatLook::FREE };
+    let prices = categories
+        .into_iter()
+        .enumerate()
+        .map(|(index, category)| {
+            view! {
+                <li data-category-id=category.id>
+                    <svg width="22" height="22" viewBox="-12 -12 24 24" aria-hidden="true">
+                        <path class="seat" data-state="free" data-category=index.to_string()
+                            d=shape(SeatLook::FREE, 0.0, 0.0, 9.0)></path>
+                    </svg>
+                    <span class="name">{category.name}</span>
+                    " "
+                    <span class="price" data-price=category.price.to_string()>{category.price_text}</span>
+                </li>
+            }
+        })
+        .collect_view();
     view! {
         <ul class="legend" aria-label="Legend">
             {entry(look(SeatState::Free, false, false), "Available")}
@@ -33,6 +58,8 @@ pub fn Legend() -> impl IntoView {
             {entry(look(SeatState::Held, true, false), "Yours")}
             {entry(look(SeatState::Held, false, false), "Held")}
             {entry(look(SeatState::Sold, false, false), "Sold")}
+            {channels.then(|| entry(SeatLook { locked: true, ..SeatLook::FREE }, "Presale: needs a code"))}
         </ul>
+        <ul class="legend prices" aria-label="Prices">{prices}</ul>
     }
 }

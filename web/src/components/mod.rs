@@ -2,6 +2,8 @@
 
 pub mod app;
 pub mod area_picker;
+pub mod best_seats;
+pub mod channel_code;
 pub mod connection_status;
 pub mod countdown;
 pub mod hold_panel;

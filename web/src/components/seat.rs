@@ -9,7 +9,8 @@ use crate::words;
 
 /// The path of a seat's shape. Shapes differ by state, not only colour:
 /// available is a ring, held a square, sold a ring crossed out, a picked
-/// seat a disc with a tick, and the customer's own a square with a tick.
+/// seat a disc with a tick, the customer's own a square with a tick, and
+/// a seat kept for a channel (no code entered) a ring barred across.
 pub fn shape(look: SeatLook, x: f64, y: f64, r: f64) -> String {
     let (x, y, d) = (Dec(x), Dec(y), |v: f64| Dec(v * r));
     let ring = format!(
@@ -27,8 +28,10 @@ pub fn shape(look: SeatLook, x: f64, y: f64, r: f64) -> String {
     let tick = format!("M{x},{y}m{},0l{},{}l{},{}", d(-0.45), d(0.3), d(0.35), d(0.6), d(-0.65));
     let cross =
         format!("M{x},{y}m{},{}l{},{}m0,{}l{},{}", d(-0.45), d(-0.45), d(0.9), d(0.9), d(-0.9), d(-0.9), d(0.9));
+    let bar = format!("M{x},{y}m{},0h{}", d(-0.55), d(1.1));
     match (look.state, look.mine, look.selected) {
         (SeatState::Free, _, true) => ring + &tick,
+        (SeatState::Free, _, false) if look.locked => ring + &bar,
         (SeatState::Free, _, false) => ring,
         (_, true, _) => square + &tick,
         (SeatState::Held, false, _) => square,
@@ -59,19 +62,32 @@ fn escaped(text: &str) -> String {
 /// DOM than one element at a time); [`repaint`] keeps each in step after.
 pub fn markup(out: &mut String, cell: &SeatCell, index: usize, radius: f64) {
     let look = cell.look.get_untracked();
-    let usable = look.state == SeatState::Free || look.selected;
     let _ = write!(
         out,
-        r#"<path class="seat" role="button" data-seat-id="{}" data-index="{index}" d="{}" data-state="{}" aria-label="{}" aria-pressed="{}" aria-disabled="{}" tabindex="{}"{}></path>"#,
+        r#"<path class="seat" role="button" data-seat-id="{}" data-index="{index}" d="{}" data-state="{}" aria-label="{}" aria-pressed="{}" aria-disabled="{}" tabindex="{}"{}"#,
         escaped(&cell.id),
         shape(look, cell.x, cell.y, radius),
         look.state.as_str(),
-        escaped(&words::seat_name(&cell.label, look.state, look.mine, look.selected)),
+        escaped(&name(cell, look)),
         look.selected,
-        !usable,
+        !look.usable(),
         if look.tab_stop { "0" } else { "-1" },
         if look.mine { r#" data-mine="true""# } else { "" },
     );
+    if let Some(category) = cell.category {
+        let _ = write!(out, r#" data-category="{category}""#);
+    }
+    out.push_str(if look.locked { r#" data-locked="true"></path>"# } else { "></path>" });
+}
+
+/// A seat's accessible name: "Row B, seat 7, available", or "…, needs a
+/// code" for a channel's seat while no code is entered.
+fn name(cell: &SeatCell, look: SeatLook) -> String {
+    if look.locked && look.state == SeatState::Free && !look.selected {
+        format!("{}, {}", cell.label, words::NEEDS_CODE)
+    } else {
+        words::seat_name(&cell.label, look.state, look.mine, look.selected)
+    }
 }
 
 /// Sets the attributes of a seat's element that differ between two looks.
@@ -80,10 +96,20 @@ pub fn repaint(element: &web_sys::Element, cell: &SeatCell, radius: f64, old: Se
         let _ = element.set_attribute(name, value);
     };
     let changed = |field: fn(&SeatLook) -> bool| field(&old) != field(&look);
-    if (old.state, old.mine, old.selected) != (look.state, look.mine, look.selected) {
+    let drawn = (old.state, old.mine, old.selected) != (look.state, look.mine, look.selected);
+    if drawn || changed(|look| look.locked) {
         set("d", &shape(look, cell.x, cell.y, radius));
-        set("data-state", look.state.as_str());
-        set("aria-label", &words::seat_name(&cell.label, look.state, look.mine, look.selected));
+        if drawn {
+            set("data-state", look.state.as_str());
+        }
+        set("aria-label", &name(cell, look));
+    }
+    if changed(|look| look.locked) {
+        if look.locked {
+            set("data-locked", "true");
+        } else {
+            let _ = element.remove_attribute("data-locked");
+        }
     }
     if changed(|look| look.mine) {
         if look.mine {
@@ -95,11 +121,27 @@ pub fn repaint(element: &web_sys::Element, cell: &SeatCell, radius: f64, old: Se
     if changed(|look| look.selected) {
         set("aria-pressed", if look.selected { "true" } else { "false" });
     }
-    if changed(|look| look.state == SeatState::Free || look.selected) {
-        let usable = look.state == SeatState::Free || look.selected;
-        set("aria-disabled", if usable { "false" } else { "true" });
+    if changed(|look| look.usable()) {
+        set("aria-disabled", if look.usable() { "false" } else { "true" });
     }
     if changed(|look| look.tab_stop) {
         set("tabindex", if look.tab_stop { "0" } else { "-1" });
     }
+}
+
+/// How many price categories get a colour and pattern of their own
+/// (`style.css` has a rule for each index).
+pub const STYLED_CATEGORIES: usize = 8;
+
+/// The custom properties that colour each price category (`--c0`…), for
+/// an element around the map and the legend: `style.css` draws category
+/// `i`'s free seats in `--ci` with a dash pattern of its own (solid,
+/// dashes, dots, dash-dot, in turn), so a category never reads by colour
+/// alone. A style attribute, since the page's CSP allows no `<style>`.
+pub fn category_colors(colors: impl Iterator<Item = String>) -> String {
+    let mut style = String::new();
+    for (index, color) in colors.take(STYLED_CATEGORIES).enumerate() {
+        let _ = write!(style, "--c{index}:{color};");
+    }
+    style
 }

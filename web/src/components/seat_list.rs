@@ -1,7 +1,6 @@
 use std::sync::Arc;
 
 use leptos::prelude::*;
-use seat_state::SeatState;
 use wasm_bindgen::JsCast;
 
 use crate::controller::Controller;
@@ -75,7 +74,7 @@ fn Steps(model: Arc<MapModel>) -> impl IntoView {
                 let look = cell.look;
                 let seat = row_and_seat(&cell.label).1.to_owned();
                 let spoken = move || look.with(|look| words::spoken_state(look.state, look.mine));
-                let usable = move || look.with(|look| look.state == SeatState::Free || look.selected);
+                let usable = move || look.with(|look| look.usable());
                 let on_change = move |event: leptos::ev::Event| {
                     controller.toggle(index);
                     // A refused pick (over the limit, just taken) leaves the box as the seat is.

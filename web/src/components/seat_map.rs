@@ -67,7 +67,7 @@ pub fn SeatMap(
 ) -> impl IntoView {
     let bounds = model.layout.bounds;
     let viewport = RwSignal::new(Viewport::whole(bounds));
-    let radius = (model.layout.pitch() * 0.4).clamp(2.0, 14.0);
+    let radius = model.radius();
     let svg_ref = NodeRef::<leptos::svg::Svg>::new();
     let pointers = StoredValue::new_local(Pointers::default());
 
@@ -253,7 +253,7 @@ pub fn SeatMap(
             viewport.set(Viewport::whole(bounds).zoom_at(MIN_TAP_PX * 1.05 / seat_px, 0.5, 0.0));
         }
     });
-    let aspect = format!("aspect-ratio: {} / {}", Dec(bounds.width), Dec(bounds.height));
+    let aspect = format!("aspect-ratio: {} / {}; --r: {}", Dec(bounds.width), Dec(bounds.height), Dec(radius));
     view! {
         <div class="map">
             <ZoomControls viewport/>

@@ -3,10 +3,13 @@ use std::sync::Arc;
 use leptos::prelude::*;
 
 use crate::components::area_picker::AreaPicker;
+use crate::components::best_seats::BestSeats;
+use crate::components::channel_code::ChannelCode;
 use crate::components::connection_status::{Connection, ConnectionStatus};
 use crate::components::hold_panel::HoldPanel;
 use crate::components::legend::Legend;
 use crate::components::messages::Messages;
+use crate::components::seat::category_colors;
 use crate::components::seat_list::SeatList;
 use crate::components::seat_map::SeatMap;
 use crate::components::selection_bar::SelectionBar;
@@ -38,6 +41,11 @@ pub fn ShowView(
         move || shown.active_holds.get() >= controller.max_active_holds && shown.hold.with(Option::is_none);
     let hold_blocked =
         Signal::derive(move || controller.busy.get() || shown.active_holds.get() >= controller.max_active_holds);
+    let categories = model.categories.clone();
+    let colors = category_colors(categories.iter().map(|category| category.color.clone()));
+    let channels = model.seats.iter().any(|cell| cell.channel);
+    let has_seats = !model.seats.is_empty();
+    let max_places = shown.selection.with_untracked(|s| s.max_places());
     view! {
         <div class="show-head">
             <h1>{name}</h1>
@@ -52,8 +60,19 @@ pub fn ShowView(
             on_action=Callback::new(move |action| controller.act(action))
         />
         <div class="stage" aria-hidden="true">"Stage"</div>
-        <SeatMap model=Arc::clone(&model) on_toggle=Callback::new(move |index| controller.toggle(index))/>
-        <Legend/>
+        <div class="venue" style=colors>
+            <SeatMap model=Arc::clone(&model) on_toggle=Callback::new(move |index| controller.toggle(index))/>
+            <Legend categories=categories.clone() channels/>
+        </div>
+        {has_seats.then(|| view! {
+            <BestSeats
+                categories
+                max_places
+                disabled=hold_blocked
+                on_best=Callback::new(move |(count, category): (u32, Option<String>)| controller.best(count, category))
+            />
+        })}
+        {channels.then(|| view! { <ChannelCode on_code=Callback::new(move |code: String| controller.set_code(&code))/> })}
         <SeatList model/>
         {has_areas.then(|| view! {
             <AreaPicker

@@ -165,7 +165,7 @@ pub fn mount(show: ShowDefinition, facts: SeatMap) -> Mounted {
     let document = document();
     let root: web_sys::HtmlElement = document.create_element("main").unwrap().unchecked_into();
     document.body().unwrap().append_child(&root).unwrap();
-    let (controller, model, areas) = Controller::new(&show, fake_now);
+    let (controller, model, areas) = Controller::new(&show, &Default::default(), fake_now);
     let sample = ClockSample {
         sent: LocalMillis(LOCAL_START - 100),
         server: ServerMillis(SERVER_START),
