@@ -40,7 +40,7 @@ pub fn shape(look: SeatLook, x: f64, y: f64, r: f64) -> String {
 }
 
 /// `&`, `<`, `>` and `"` escaped, for an attribute value in markup.
-fn escaped(text: &str) -> String {
+pub fn escaped(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -63,16 +63,16 @@ pub fn ShowView(
         <div class="venue" style=colors>
             <SeatMap model=Arc::clone(&model) on_toggle=Callback::new(move |index| controller.toggle(index))/>
             <Legend categories=categories.clone() channels/>
+            {has_seats.then(|| view! {
+                <BestSeats
+                    categories
+                    max_places
+                    disabled=hold_blocked
+                    on_best=Callback::new(move |(count, category): (u32, Option<String>)| controller.best(count, category))
+                />
+            })}
+            {channels.then(|| view! { <ChannelCode on_code=Callback::new(move |code: String| controller.set_code(&code))/> })}
         </div>
-        {has_seats.then(|| view! {
-            <BestSeats
-                categories
-                max_places
-                disabled=hold_blocked
-                on_best=Callback::new(move |(count, category): (u32, Option<String>)| controller.best(count, category))
-            />
-        })}
-        {channels.then(|| view! { <ChannelCode on_code=Callback::new(move |code: String| controller.set_code(&code))/> })}
         <SeatList model/>
         {has_areas.then(|| view! {
             <AreaPicker

@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicI64, Ordering};
 
 use leptos::prelude::*;
 use seat_state::sync::Input;
-use seat_state::wire::{AreaDefinition, ChangeEvent, HoldBody, SeatDefinition, SeatFact, SeatMap, ShowDefinition};
+use seat_state::wire::{
+    AreaDefinition, ChangeEvent, HoldBody, SeatDefinition, SeatFact, SeatMap, ShowDefinition, ShowOffer,
+};
 use seat_state::{ClockSample, LocalMillis, ServerMillis};
 use seathold_web::components::connection_status::Connection;
 use seathold_web::components::show_view::ShowView;
@@ -161,11 +163,16 @@ impl Mounted {
 
 /// Mounts `show` with a clock sample (device an hour behind) and `facts`.
 pub fn mount(show: ShowDefinition, facts: SeatMap) -> Mounted {
+    mount_offer(show, &ShowOffer::default(), facts)
+}
+
+/// Mounts `show` with its box office's categories and channels.
+pub fn mount_offer(show: ShowDefinition, offer: &ShowOffer, facts: SeatMap) -> Mounted {
     FAKE_NOW.store(LOCAL_START, Ordering::SeqCst);
     let document = document();
     let root: web_sys::HtmlElement = document.create_element("main").unwrap().unchecked_into();
     document.body().unwrap().append_child(&root).unwrap();
-    let (controller, model, areas) = Controller::new(&show, &Default::default(), fake_now);
+    let (controller, model, areas) = Controller::new(&show, offer, fake_now);
     let sample = ClockSample {
         sent: LocalMillis(LOCAL_START - 100),
         server: ServerMillis(SERVER_START),
