@@ -4,8 +4,9 @@
 //! minutes on two cores.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 
-use crate::run::{Step, output_of, root, run_checked, tool};
+use crate::run::{Background, Step, output_of, root, run_checked, target_dir, tool};
 
 /// What the installs are for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -19,10 +20,11 @@ pub enum For {
 const TRUNK_VERSION: &str = "0.21.14";
 const WASM_OPT_VERSION: &str = "version 132";
 
-/// Installs everything `purpose` needs.
+/// Installs everything `purpose` needs; wasm-bindgen-cli may still be
+/// installing when this returns ([`wasm_bindgen_ready`]).
 pub fn setup(purpose: For) -> Result<(), String> {
     wasm_target()?;
-    wasm_bindgen_cli()?;
+    wasm_bindgen_cli(true)?;
     // Serving and testing build the UI without Trunk (web_build.rs): only
     // `trunk serve` needs it, and compiling it took 12.6 of a newcomer's 22 minutes.
     if purpose == For::Dev {
@@ -39,7 +41,7 @@ pub fn setup(purpose: For) -> Result<(), String> {
 /// What `cargo xtask package` needs: no Trunk, no browser.
 pub fn package_tools() -> Result<(), String> {
     wasm_target()?;
-    wasm_bindgen_cli()?;
+    wasm_bindgen_cli(false)?;
     npm_tools()
 }
 
@@ -68,20 +70,46 @@ pub fn locked_wasm_bindgen_version() -> Result<String, String> {
     Err("Cargo.lock has no wasm-bindgen".into())
 }
 
-fn wasm_bindgen_cli() -> Result<(), String> {
+/// A `cargo install wasm-bindgen-cli` left running while the workspace
+/// compiles: on a cold machine both take minutes, and two cores are rarely
+/// both busy in a build's last minutes (one link, one LTO unit). Nothing
+/// needs the CLI before the first wasm is compiled: [`wasm_bindgen_ready`].
+static BACKGROUND_INSTALL: Mutex<Option<Background>> = Mutex::new(None);
+
+/// Installs the CLI if missing: in the background when `background`.
+fn wasm_bindgen_cli(background: bool) -> Result<(), String> {
     let version = locked_wasm_bindgen_version()?;
     let step = Step::start(&format!("wasm-bindgen-cli {version}"));
     let installed = output_of(tool("wasm-bindgen").arg("--version"));
     if installed.is_some_and(|text| text.split_whitespace().nth(1) == Some(version.as_str())) {
         return step.skip("already installed");
     }
-    println!("    installing with cargo (about 4 minutes on 2 cores)…");
+    let mut install = tool("cargo");
     // No --locked: the reachable index lacks one of its locked dependency versions.
     // No default features: they are only TLS for the test runner's HTTP client
     // (ureq with rustls and ring), which talks plain HTTP to the local ChromeDriver;
     // without them 150 crates compile instead of 161 (measured 233 s against 366 s).
-    run_checked(tool("cargo").args(["install", "wasm-bindgen-cli", "--version", &version, "--no-default-features"]))?;
-    step.done()
+    install.args(["install", "wasm-bindgen-cli", "--version", &version, "--no-default-features"]);
+    if !background {
+        println!("    installing with cargo (about 4 minutes on 2 cores)…");
+        run_checked(&mut install)?;
+        return step.done();
+    }
+    step.skip("installing in the background (about 4 minutes on 2 cores)")?;
+    // Cargo's own temporary target dir: never waits for the workspace's build lock.
+    install.env_remove("CARGO_TARGET_DIR");
+    let log = target_dir().join("wasm-bindgen-cli-install.log");
+    let install = Background::start(&format!("cargo install wasm-bindgen-cli {version}"), &mut install, log)?;
+    *BACKGROUND_INSTALL.lock().map_err(|_| "background install lock poisoned")? = Some(install);
+    Ok(())
+}
+
+/// Waits for a background wasm-bindgen-cli install, if one is running.
+pub fn wasm_bindgen_ready() -> Result<(), String> {
+    match BACKGROUND_INSTALL.lock().map_err(|_| "background install lock poisoned")?.take() {
+        Some(install) => install.wait(),
+        None => Ok(()),
+    }
 }
 
 fn trunk() -> Result<(), String> {

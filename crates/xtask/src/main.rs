@@ -43,7 +43,8 @@ fn main() -> ExitCode {
             install::For::Dev
         } else {
             install::For::Serve
-        }),
+        })
+        .and_then(|()| install::wasm_bindgen_ready()),
         "tidy" => run::tidy(),
         "bench" => bench::bench(rest),
         "sim" => sim::sim(rest),

@@ -53,6 +53,7 @@ pub fn build() -> Result<(), String> {
     ]))?;
     step.done()?;
     let wasm = target_dir().join("wasm32-unknown-unknown").join(PROFILE).join(format!("{STEM}.wasm"));
+    install::wasm_bindgen_ready()?;
     let version = crate_version()?;
     // Optimized once when both targets bind the same wasm (compared, not assumed).
     let mut optimized: Option<(Vec<u8>, PathBuf)> = None;

@@ -54,6 +54,48 @@ impl Step {
     }
 }
 
+/// A command left running, its output in a log, while the next steps run:
+/// [`Background::wait`] before using what it makes.
+pub struct Background {
+    child: std::process::Child,
+    log: PathBuf,
+    step: Step,
+}
+
+impl Background {
+    /// Starts `command` as the step `name`, stdout and stderr into `log`.
+    pub fn start(name: &str, command: &mut Command, log: PathBuf) -> Result<Self, String> {
+        let step = Step::start(name);
+        if let Some(dir) = log.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+        }
+        let file = std::fs::File::create(&log).map_err(|e| format!("creating {}: {e}", log.display()))?;
+        let err = file.try_clone().map_err(|e| format!("{}: {e}", log.display()))?;
+        let child = command
+            .stdout(file)
+            .stderr(err)
+            .spawn()
+            .map_err(|e| format!("cannot start {:?}: {e}", command.get_program()))?;
+        println!("    running in the background, log: {}", log.display());
+        Ok(Self { child, log, step })
+    }
+
+    /// Waits for it; fails with the end of its log if it failed.
+    pub fn wait(mut self) -> Result<(), String> {
+        println!("==> waiting for: {}", self.step.name);
+        let status = self.child.wait().map_err(|e| format!("waiting for {}: {e}", self.step.name))?;
+        if !status.success() {
+            let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+            let tail: Vec<&str> = text.lines().rev().take(30).collect();
+            for line in tail.iter().rev() {
+                eprintln!("    {line}");
+            }
+            return Err(format!("{} failed: {status} (log: {})", self.step.name, self.log.display()));
+        }
+        self.step.done()
+    }
+}
+
 /// Trimmed stdout of a command that succeeded, or None.
 pub fn output_of(command: &mut Command) -> Option<String> {
     let output = command.output().ok()?;
@@ -94,7 +136,17 @@ pub fn build_web() -> Result<(), String> {
 /// `cargo xtask serve`: everything set up, then the server with the demo show.
 pub fn serve(server_args: &[String]) -> Result<(), String> {
     install::setup(For::Serve)?;
-    build_web()?;
+    // The server compiles while the UI does: another profile, which cargo
+    // locks apart, and on a cold machine two cores are rarely both busy in
+    // one build's last minutes.
+    let server = Background::start(
+        "seathold server: cargo build --release",
+        &mut cargo(&["build", "--release", "--package", "seathold-server", "--bin", "seathold"]),
+        target_dir().join("xtask-serve-build.log"),
+    )?;
+    let web = build_web();
+    server.wait()?;
+    web?;
     let step = Step::start("seathold serve (Ctrl-C stops it)");
     let mut command =
         cargo(&["run", "--release", "--package", "seathold-server", "--bin", "seathold", "--", "serve", "--demo"]);

@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 use base64::Engine;
 use sha2::{Digest, Sha384};
 
+use crate::install;
 use crate::run::{Step, root, run_checked, target_dir, tool, web_dist};
 
 /// Trunk's `public_url` default: files are linked from the site's root.
@@ -125,6 +126,7 @@ fn rust(link: &TrunkLink, stage: &Path) -> Result<Built, String> {
     // Cargo's `release` profile lives in target/…/release, as every other one in its own name.
     let wasm = target_dir().join("wasm32-unknown-unknown").join(profile).join(format!("{bin}.wasm"));
     let hashed = format!("{package}-{:x}", seahash_of(&read(&wasm)?));
+    install::wasm_bindgen_ready()?;
 
     // Apart from Trunk's own folders, so a `trunk build` running at the same time cannot mix in.
     let work = target_dir().join("xtask-web");
