@@ -1,0 +1,206 @@
+//! The one place values cross between JavaScript and Rust: a serde
+//! deserializer over a `JsValue` and a serializer into one, both as small as
+//! the package's types allow.
+//!
+//! Why not serde-wasm-bindgen: its errors format the offending value, and
+//! formatting a number pulls core's float printing (~17 KB) into the wasm;
+//! its generic methods also cover Maps, BigInts, bytes and iterables that
+//! no type here uses. Errors here are fixed sentences plus the path of the
+//! value, e.g. `expected a boolean at snapshot.seats[3].sold`, built
+//! without `core::fmt`.
+//!
+//! Reading: `null` and `undefined` are `None`; integers must be safe
+//! integers (`Number.isSafeInteger`); a struct reads only its own fields
+//! (a field that is `undefined` counts as absent); an enum is
+//! `"variant"` or `{variant: payload}`. Writing: `None` is `null`; structs
+//! are plain objects; sequences are arrays; unit variants are their names
+//! (nothing here writes maps or tuples).
+
+use std::cell::RefCell;
+
+use serde::de::{self, DeserializeOwned};
+use serde::ser::{self, Serialize};
+use tsify::{Ts, Tsify};
+use wasm_bindgen::prelude::*;
+
+mod read;
+mod write;
+
+use read::Reader;
+use write::Writer;
+
+#[wasm_bindgen]
+extern "C" {
+    /// Any JavaScript object, read and written by key.
+    #[derive(Clone)]
+    type Object;
+    #[wasm_bindgen(constructor, js_class = "Object")]
+    fn new() -> Object;
+    #[wasm_bindgen(method, structural, indexing_getter)]
+    fn get(this: &Object, key: &JsValue) -> JsValue;
+    #[wasm_bindgen(method, structural, indexing_setter)]
+    fn set(this: &Object, key: &JsValue, value: &JsValue);
+    #[wasm_bindgen(static_method_of = Object, js_class = "Object")]
+    fn keys(object: &Object) -> Array;
+
+    type Array;
+    #[wasm_bindgen(constructor, js_class = "Array")]
+    fn new() -> Array;
+    #[wasm_bindgen(method, structural, getter)]
+    fn length(this: &Array) -> u32;
+    #[wasm_bindgen(method, structural, indexing_getter)]
+    fn get(this: &Array, at: u32) -> JsValue;
+    #[wasm_bindgen(method, structural)]
+    fn push(this: &Array, value: &JsValue) -> u32;
+
+    #[wasm_bindgen(js_namespace = Number, js_name = isSafeInteger)]
+    fn is_safe_integer(value: &JsValue) -> bool;
+}
+
+/// A JavaScript value read as `T`; a mismatch throws (a `JsError`).
+pub(crate) fn from_js<T: Tsify + DeserializeOwned>(value: &Ts<T>) -> Result<T, JsError> {
+    read(value.js_value()).map_err(Error::into_js)
+}
+
+/// `T` written as a JavaScript value.
+pub(crate) fn to_js<T: Tsify + Serialize>(value: &T) -> Result<Ts<T>, JsError> {
+    value.serialize(Writer).map(Ts::new_unchecked).map_err(Error::into_js)
+}
+
+fn read<T: DeserializeOwned>(value: JsValue) -> Result<T, Error> {
+    T::deserialize(Reader(value))
+}
+
+/// What went wrong, and where (`seats[3].sold`), innermost last.
+#[derive(Debug)]
+pub(crate) struct Error {
+    message: &'static str,
+    detail: String,
+    path: String,
+}
+
+impl Error {
+    fn new(message: &'static str) -> Self {
+        Self { message, detail: String::new(), path: String::new() }
+    }
+
+    fn with_detail(message: &'static str, detail: &str) -> Self {
+        Self { message, detail: detail.to_owned(), path: String::new() }
+    }
+
+    /// Inside the field (or variant) `name`.
+    fn in_field(mut self, name: &str) -> Self {
+        if !(self.path.is_empty() || self.path.starts_with('[')) {
+            self.path.insert(0, '.');
+        }
+        self.path.insert_str(0, name);
+        self
+    }
+
+    /// Inside element `at` of an array.
+    fn in_element(mut self, at: u32) -> Self {
+        let mut digits = [0u8; 10];
+        let mut rest = at;
+        let mut start = digits.len();
+        loop {
+            start -= 1;
+            // `rest % 10` < 10: the cast cannot truncate.
+            digits[start] = b'0' + (rest % 10) as u8;
+            rest /= 10;
+            if rest == 0 {
+                break;
+            }
+        }
+        let index: String = digits[start..].iter().map(|&digit| char::from(digit)).collect();
+        if !(self.path.is_empty() || self.path.starts_with('[')) {
+            self.path.insert(0, '.');
+        }
+        self.path.insert(0, ']');
+        self.path.insert_str(0, &index);
+        self.path.insert(0, '[');
+        self
+    }
+
+    fn into_js(self) -> JsError {
+        let mut text = String::from(self.message);
+        if !self.detail.is_empty() {
+            text.push_str(" `");
+            text.push_str(&self.detail);
+            text.push('`');
+        }
+        if !self.path.is_empty() {
+            text.push_str(" at ");
+            text.push_str(&self.path);
+        }
+        JsError::new(&text)
+    }
+}
+
+impl std::fmt::Display for Error {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter.write_str(self.message)
+    }
+}
+
+impl std::error::Error for Error {}
+
+// Every constructor serde's derives call is overridden: the defaults format
+// `Unexpected`, which prints floats.
+impl de::Error for Error {
+    fn custom<T: std::fmt::Display>(_message: T) -> Self {
+        Self::new("invalid value")
+    }
+
+    fn invalid_type(_unexpected: de::Unexpected<'_>, _expected: &dyn de::Expected) -> Self {
+        Self::new("invalid type")
+    }
+
+    fn invalid_value(_unexpected: de::Unexpected<'_>, _expected: &dyn de::Expected) -> Self {
+        Self::new("invalid value")
+    }
+
+    fn invalid_length(_length: usize, _expected: &dyn de::Expected) -> Self {
+        Self::new("invalid length")
+    }
+
+    fn unknown_variant(variant: &str, _expected: &'static [&'static str]) -> Self {
+        Self::with_detail("unknown variant", variant)
+    }
+
+    fn unknown_field(field: &str, _expected: &'static [&'static str]) -> Self {
+        Self::with_detail("unknown field", field)
+    }
+
+    fn missing_field(field: &'static str) -> Self {
+        Self::new("missing field").in_field(field)
+    }
+
+    fn duplicate_field(field: &'static str) -> Self {
+        Self::with_detail("duplicate field", field)
+    }
+}
+
+impl ser::Error for Error {
+    fn custom<T: std::fmt::Display>(_message: T) -> Self {
+        Self::new("cannot be written as a JavaScript value")
+    }
+}
+
+thread_local! {
+    /// Field names as JavaScript strings, made once each (a seat map reads
+    /// the same few names for every seat).
+    static NAMES: RefCell<Vec<(usize, JsValue)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// `name` as a JavaScript string, cached by address.
+fn js_name(name: &'static str) -> JsValue {
+    let address = name.as_ptr() as usize;
+    NAMES.with_borrow_mut(|names| {
+        if let Some((_, js)) = names.iter().find(|(at, _)| *at == address) {
+            return js.clone();
+        }
+        let js = JsValue::from_str(name);
+        names.push((address, js.clone()));
+        js
+    })
+}
