@@ -15,13 +15,7 @@ pub async fn check(client: &reqwest::Client, plan: &Plan, report: &Report) -> an
     }
     for base in &plan.bases {
         let map: Value = client.get(format!("{base}/api/shows/{SHOW_ID}/seats")).send().await?.json().await?;
-        let sold: HashSet<&str> = map["seats"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|seat| seat["sold"] == true)
-            .filter_map(|seat| seat["id"].as_str())
-            .collect();
+        let sold = crate::sold::sold_seats(&map);
         anyhow::ensure!(
             sold == confirmed,
             "{base}: {} seats sold on the map, {} confirmed to clients",

@@ -21,6 +21,7 @@
 mod audit;
 mod load;
 mod metrics;
+mod sold;
 
 use std::time::Duration;
 

@@ -7,8 +7,10 @@
 //!
 //! `soak BASE_URL ADMIN_TOKEN SECONDS`
 
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
+
+mod sold;
 
 use anyhow::Context;
 use serde_json::{Value, json};
@@ -138,13 +140,7 @@ async fn audit(client: &reqwest::Client, base: &str, told: &Told) -> anyhow::Res
         }
     }
     let map = retrying(|| client.get(format!("{base}/api/shows/{SHOW}/seats")).send()).await?;
-    let sold: HashSet<&str> = map["seats"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter(|seat| seat["sold"] == true)
-        .filter_map(|seat| seat["id"].as_str())
-        .collect();
+    let sold = sold::sold_seats(&map);
     for seat in sold_to.keys() {
         anyhow::ensure!(sold.contains(seat.as_str()), "seat {seat} of a confirmed hold is not sold on the map");
     }
