@@ -46,6 +46,14 @@ impl Server {
         Self::start_serving(&required_path("SEATHOLD_WEB_DIST")?, data_dir, extra).await
     }
 
+    /// Starts `seathold serve --demo` with the release web build, `extra`
+    /// arguments and `env` set (e.g. `SEATHOLD_ADMIN_TOKEN`).
+    pub async fn start_with_env(extra: &[&str], env: &[(&str, &str)]) -> anyhow::Result<Self> {
+        let data_dir = std::sync::Arc::new(tempfile::tempdir()?);
+        let database = database_url(data_dir.path());
+        Self::launch(&required_path("SEATHOLD_WEB_DIST")?, data_dir, &database, extra, env).await
+    }
+
     /// The same, serving the web UI from `web` (e.g. an instrumented copy).
     pub async fn start_serving(
         web: &Path,

@@ -16,8 +16,8 @@ use wasm_bindgen::prelude::Closure;
 use web_sys::{EventSource, MessageEvent};
 
 use seat_state::wire::{
-    ChangeEvent, ErrorBody, HoldBody, HoldList, HoldOrder, SeatMap, SessionBody, ShowDefinition, ShowList, ShowOffer,
-    TimeBody,
+    ChangeEvent, ErrorBody, HoldBody, HoldCounts, HoldList, HoldOrder, OperatorHoldList, PlaceCounts, SeatMap,
+    SessionBody, ShowDefinition, ShowList, ShowOffer, ShowStats, TimeBody,
 };
 use seat_state::{ClockSample, LocalMillis, Rejection, ServerMillis};
 
@@ -166,9 +166,7 @@ pub async fn shows() -> Result<ShowList, ApiError> {
 /// neither reads through `#[serde(flatten)]`, which would make serde buffer
 /// every seat in the wasm.
 pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer), ApiError> {
-    let text = exchange(request(reqwest::Method::GET, &format!("/api/shows/{show_id}"))).await?;
-    let value = js_sys::JSON::parse(&text.ok_or_else(|| transport("empty answer"))?)
-        .map_err(|_| transport("unreadable answer"))?;
+    let value = get_value(&format!("/api/shows/{show_id}")).await?;
     let unreadable = |_| transport("unreadable answer");
     let show = serde_wasm_bindgen::from_value(value.clone()).map_err(unreadable)?;
     let offer = serde_wasm_bindgen::from_value(value).map_err(unreadable)?;
@@ -177,7 +175,37 @@ pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer), ApiError
 
 /// The facts every seat's state is derived from (with `mine` for this session).
 pub async fn seat_map(show_id: &str) -> Result<SeatMap, ApiError> {
-    get(&format!("/api/shows/{show_id}/seats")).await
+    let value = get_value(&format!("/api/shows/{show_id}/seats")).await?;
+    serde_wasm_bindgen::from_value(value).map_err(|_| transport("unreadable answer"))
+}
+
+/// A successful `GET` answer parsed by the browser: the one `index.html`'s
+/// start-up script already asked for, when it did (see [`prefetched`]),
+/// otherwise asked for now.
+async fn get_value(path: &str) -> Result<wasm_bindgen::JsValue, ApiError> {
+    if let Some(value) = prefetched(path).await {
+        return Ok(value);
+    }
+    let text = exchange(request(reqwest::Method::GET, path)).await?.ok_or_else(|| transport("empty answer"))?;
+    js_sys::JSON::parse(&text).map_err(|_| transport("unreadable answer"))
+}
+
+/// The answer to `GET path` if `index.html` asked for it while the wasm was
+/// still downloading (`window.seatholdPrefetch`, keyed by path: a show
+/// page's definition and seat facts), read as JSON by the browser. Each is
+/// taken once; an answer that failed or is not a success is left to the
+/// normal path, which asks again and reads any error as every call does.
+async fn prefetched(path: &str) -> Option<wasm_bindgen::JsValue> {
+    let window = web_sys::window()?;
+    let store = js_sys::Reflect::get(&window, &"seatholdPrefetch".into()).ok().filter(|store| store.is_object())?;
+    let key = wasm_bindgen::JsValue::from_str(path);
+    let promise = js_sys::Reflect::get(&store, &key).ok()?.dyn_into::<js_sys::Promise>().ok()?;
+    js_sys::Reflect::delete_property(store.unchecked_ref::<js_sys::Object>(), &key).ok()?;
+    let response = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?.dyn_into::<web_sys::Response>().ok()?;
+    if !response.ok() {
+        return None;
+    }
+    wasm_bindgen_futures::JsFuture::from(response.json().ok()?).await.ok()
 }
 
 /// One round trip to the server clock.
@@ -273,6 +301,10 @@ pub enum LiveEvent {
     Change(ChangeEvent),
     /// An event could not be read: the map may have missed something.
     Garbled,
+    /// The server has no room for another stream now (`503` with
+    /// `Retry-After`): it is tried again after `retry_after_millis`;
+    /// meanwhile the seat map is to be polled.
+    Busy { retry_after_millis: i64 },
 }
 
 type Listener = Closure<dyn FnMut(web_sys::Event)>;
@@ -287,7 +319,11 @@ struct Feed {
     listeners: Vec<(&'static str, Listener)>,
     /// Errors since the stream was last open.
     failures: u32,
+    /// The current connection opened at least once.
+    opened: bool,
     retry: Option<Timeout>,
+    /// The pending retry waits out the server's `Retry-After`.
+    busy: bool,
 }
 
 /// `GET /api/shows/{id}/events`, kept open, resuming after a version.
@@ -317,16 +353,18 @@ impl LiveFeed {
             source: None,
             listeners: Vec::new(),
             failures: 0,
+            opened: false,
             retry: None,
+            busy: false,
         }));
         connect(&feed);
         Self { feed }
     }
 
     /// Reopens at once if the stream is waiting out a back-off (e.g. when
-    /// the tab comes back into view).
+    /// the tab comes back into view), but not before a `Retry-After`.
     pub fn nudge(&self) {
-        let waiting = self.feed.borrow().retry.is_some();
+        let waiting = self.feed.borrow().retry.is_some() && !self.feed.borrow().busy;
         if waiting {
             self.feed.borrow_mut().retry = None;
             connect(&self.feed);
@@ -365,6 +403,8 @@ fn remember_version(feed: &std::rc::Weak<RefCell<Feed>>, event: &web_sys::Event)
 fn connect(shared: &Rc<RefCell<Feed>>) {
     let mut feed = shared.borrow_mut();
     disconnect(&mut feed);
+    feed.opened = false;
+    feed.busy = false;
     let url = match feed.resume_after {
         Some(version) => format!("{}?lastEventId={version}", feed.url),
         None => feed.url.clone(),
@@ -388,7 +428,9 @@ fn connect(shared: &Rc<RefCell<Feed>>) {
             "open",
             Box::new(move |_| {
                 if let Some(feed) = weak.upgrade() {
-                    feed.borrow_mut().failures = 0;
+                    let mut feed = feed.borrow_mut();
+                    feed.failures = 0;
+                    feed.opened = true;
                 }
                 emit(LiveEvent::Connected);
             }),
@@ -423,11 +465,13 @@ fn connect(shared: &Rc<RefCell<Feed>>) {
             let Some(shared) = weak.upgrade() else {
                 return;
             };
-            let give_up = {
+            let (give_up, refused) = {
                 let mut feed = shared.borrow_mut();
                 feed.failures += 1;
                 let closed = feed.source.as_ref().is_none_or(|source| source.ready_state() == EventSource::CLOSED);
-                closed || feed.failures >= 2
+                // Closed before it ever opened: the server answered, but not
+                // with a stream (EventSource does not say which status).
+                (closed || feed.failures >= 2, closed && !feed.opened)
             };
             if give_up {
                 // Stop the browser's own retries; the listeners (this one
@@ -435,7 +479,11 @@ fn connect(shared: &Rc<RefCell<Feed>>) {
                 if let Some(source) = shared.borrow().source.as_ref() {
                     source.close();
                 }
-                schedule_retry(&shared);
+                if refused {
+                    ask_why_refused(&shared);
+                } else {
+                    schedule_retry(&shared);
+                }
             }
         }),
     );
@@ -443,10 +491,44 @@ fn connect(shared: &Rc<RefCell<Feed>>) {
     feed.source = Some(source);
 }
 
+/// When no stream was given, a `HEAD` of the same URL says why: `503`
+/// (too many streams, API.md's Limits) means polling until its
+/// `Retry-After` has passed, then trying again; anything else is a
+/// failure like any other, retried with back-off.
+fn ask_why_refused(shared: &Rc<RefCell<Feed>>) {
+    let weak = Rc::downgrade(shared);
+    let url = shared.borrow().url.clone();
+    wasm_bindgen_futures::spawn_local(async move {
+        let answer = reqwest::Client::new().head(&url).fetch_credentials_same_origin().send().await;
+        let Some(shared) = weak.upgrade() else {
+            return;
+        };
+        let busy = answer.ok().filter(|response| response.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE);
+        match busy {
+            Some(response) => {
+                let wait = retry_after_millis(response.headers()).unwrap_or(STREAM_RETRY_MILLIS).clamp(1_000, 300_000);
+                let emit = Rc::clone(&shared.borrow().on_event);
+                emit(LiveEvent::Busy { retry_after_millis: wait });
+                retry_in(&shared, u32::try_from(wait).unwrap_or(u32::MAX));
+                shared.borrow_mut().busy = true;
+            }
+            None => schedule_retry(&shared),
+        }
+    });
+}
+
+/// How long to wait for a stream after a `503` without `Retry-After`.
+const STREAM_RETRY_MILLIS: i64 = 10_000;
+
 fn schedule_retry(shared: &Rc<RefCell<Feed>>) {
     let failures = shared.borrow().failures.clamp(1, 7);
     let base = 500_u32 << (failures - 1);
-    let delay = base.min(30_000) + (js_sys::Math::random() * 250.0) as u32;
+    retry_in(shared, base.min(30_000));
+}
+
+/// Reopens the stream after `delay` ms and up to 250 ms of jitter.
+fn retry_in(shared: &Rc<RefCell<Feed>>, delay: u32) {
+    let delay = delay.saturating_add((js_sys::Math::random() * 250.0) as u32);
     let weak = Rc::downgrade(shared);
     let timer = Timeout::new(delay, move || {
         if let Some(shared) = weak.upgrade() {
@@ -455,4 +537,107 @@ fn schedule_retry(shared: &Rc<RefCell<Feed>>) {
         }
     });
     shared.borrow_mut().retry = Some(timer);
+}
+
+// The operator's calls: each carries the admin token (API.md "Box office
+// (v2)", Operator; `401 unauthorized` when the token is wrong).
+
+/// A request to an admin path with the operator's token.
+fn as_operator(method: reqwest::Method, path: &str, token: &str) -> reqwest::RequestBuilder {
+    request(method, path).header(reqwest::header::AUTHORIZATION, format!("Bearer {token}"))
+}
+
+/// `GET …/stats` read flat: [`ShowStats`]'s `#[serde(flatten)]` would make
+/// serde buffer the answer through its generic content in the wasm.
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StatsBody {
+    free: u64,
+    held: u64,
+    sold: u64,
+    blocked: u64,
+    by_category: std::collections::BTreeMap<String, PlaceCounts>,
+    holds: HoldCounts,
+    conversion: f64,
+    median_seconds_to_confirm: Option<f64>,
+    server_time: i64,
+}
+
+/// A show's places by state and category, holds by outcome, conversion.
+pub async fn show_stats(show_id: &str, token: &str) -> Result<ShowStats, ApiError> {
+    let path = format!("/api/admin/shows/{show_id}/stats");
+    let body: StatsBody = decode(exchange(as_operator(reqwest::Method::GET, &path, token)).await?)?;
+    Ok(ShowStats {
+        places: PlaceCounts { free: body.free, held: body.held, sold: body.sold, blocked: body.blocked },
+        by_category: body.by_category,
+        holds: body.holds,
+        conversion: body.conversion,
+        median_seconds_to_confirm: body.median_seconds_to_confirm,
+        server_time: body.server_time,
+    })
+}
+
+/// A show's active holds with their holders, oldest first.
+pub async fn active_holds(show_id: &str, token: &str) -> Result<OperatorHoldList, ApiError> {
+    let path = format!("/api/admin/shows/{show_id}/holds");
+    decode(exchange(as_operator(reqwest::Method::GET, &path, token)).await?)
+}
+
+/// Releases anyone's hold, as the operator (journaled as such).
+pub async fn force_release(hold_id: &str, token: &str) -> Result<HoldBody, ApiError> {
+    let path = format!("/api/admin/holds/{hold_id}/release");
+    decode(exchange(as_operator(reqwest::Method::POST, &path, token)).await?)
+}
+
+/// The journal's two export formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum JournalFormat {
+    JsonLines,
+    Csv,
+}
+
+impl JournalFormat {
+    /// The media type asked for (`Accept`) and saved.
+    pub fn media_type(self) -> &'static str {
+        match self {
+            Self::JsonLines => "application/jsonl",
+            Self::Csv => "text/csv",
+        }
+    }
+}
+
+/// A show's whole journal, oldest first, as text in `format`.
+pub async fn journal(show_id: &str, token: &str, format: JournalFormat) -> Result<String, ApiError> {
+    let path = format!("/api/admin/shows/{show_id}/journal");
+    let request = as_operator(reqwest::Method::GET, &path, token).header(reqwest::header::ACCEPT, format.media_type());
+    Ok(exchange(request).await?.unwrap_or_default())
+}
+
+/// `{"seats": [...], "reason": "..."}`: seats to block or unblock.
+#[derive(Debug, Clone, Serialize)]
+struct BlockBody<'a> {
+    seats: &'a [String],
+    reason: &'a str,
+}
+
+/// `{"blocked": [...]}`: every seat blocked now.
+#[derive(Debug, Clone, serde::Deserialize)]
+pub struct Blocked {
+    pub blocked: Vec<String>,
+}
+
+/// Blocks `seats` (`block`) or unblocks them; every seat blocked afterwards.
+pub async fn set_blocked(
+    show_id: &str,
+    token: &str,
+    seats: &[String],
+    reason: &str,
+    block: bool,
+) -> Result<Blocked, ApiError> {
+    let path = format!("/api/admin/shows/{show_id}/blocked");
+    let method = if block { reqwest::Method::POST } else { reqwest::Method::DELETE };
+    let request = as_operator(method, &path, token)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(to_json(&BlockBody { seats, reason })?);
+    decode(exchange(request).await?)
 }

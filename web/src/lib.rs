@@ -5,6 +5,7 @@
 //! one signal per seat; `components` only render those signals; [`api`] is
 //! the only code that knows URLs; [`controller`] turns clicks into calls.
 
+pub mod admin;
 pub mod api;
 pub mod components;
 pub mod controller;

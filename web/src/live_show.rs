@@ -31,7 +31,13 @@ pub enum Connection {
     Live,
     /// The stream broke and is being reopened; the map may be behind.
     Reconnecting,
+    /// The server has no room for another stream now: the seat map is
+    /// polled every few seconds until a stream opens again.
+    Polling,
 }
+
+/// How often the seat map is fetched while the server refuses a stream.
+const POLL_MS: u32 = 3_000;
 
 /// Every show, for the list page.
 pub async fn load_shows() -> Result<Vec<ShowSummary>, ApiError> {
@@ -66,7 +72,7 @@ pub async fn load_show(show_id: String) -> Result<Arc<Loaded>, ApiError> {
 }
 
 /// Runs two futures at once; both answers when both are done.
-async fn both<A, B>(a: impl Future<Output = A>, b: impl Future<Output = B>) -> (A, B) {
+pub async fn both<A, B>(a: impl Future<Output = A>, b: impl Future<Output = B>) -> (A, B) {
     let (mut a, mut b) = (std::pin::pin!(a), std::pin::pin!(b));
     let (mut first, mut second) = (None, None);
     std::future::poll_fn(move |cx| {
@@ -116,6 +122,27 @@ fn keep_clock_synced(live: StoredValue<LiveMap, LocalStorage>) {
     });
 }
 
+/// Fetches the seat map every [`POLL_MS`] while `connection` says
+/// polling (the stream was refused), feeding each newer map to the live
+/// map; stops once a stream is open again, or the page goes.
+fn poll(show_id: String, live: StoredValue<LiveMap, LocalStorage>, connection: RwSignal<Connection>) {
+    spawn_local(async move {
+        loop {
+            if connection.try_get_untracked() != Some(Connection::Polling) {
+                return;
+            }
+            if let Ok(facts) = api::seat_map(&show_id).await {
+                live.try_update_value(|live| {
+                    if live.version().is_none_or(|known| facts.version > known) {
+                        live.feed(Input::Snapshot(facts));
+                    }
+                });
+            }
+            TimeoutFuture::new(POLL_MS).await;
+        }
+    });
+}
+
 /// A loaded show made live, for the current reactive owner (it all stops
 /// when the owner is cleaned up).
 pub struct LiveShow {
@@ -143,12 +170,20 @@ impl LiveShow {
         let connection = RwSignal::new(Connection::Connecting);
         let feed = LiveFeed::open(&data.show.id, Some(data.facts.version), move |event| match event {
             LiveEvent::Connected => {
-                if connection.get_untracked() == Connection::Reconnecting {
+                if matches!(connection.get_untracked(), Connection::Reconnecting | Connection::Polling) {
                     controller.refresh_holds();
                 }
                 connection.set(Connection::Live);
             }
+            // While polling, a refused retry is no news: the map stays current.
+            LiveEvent::Reconnecting if connection.get_untracked() == Connection::Polling => {}
             LiveEvent::Reconnecting => connection.set(Connection::Reconnecting),
+            LiveEvent::Busy { .. } => {
+                if connection.get_untracked() != Connection::Polling {
+                    connection.set(Connection::Polling);
+                    poll(controller.show_id.get_value(), live, connection);
+                }
+            }
             LiveEvent::Snapshot(facts) => {
                 live.try_update_value(|live| live.feed(Input::Snapshot(facts)));
             }

@@ -1,4 +1,4 @@
-//! Which page a path shows. Two pages do not justify a router crate's weight.
+//! Which page a path shows. Three pages do not justify a router crate's weight.
 
 /// A page of the app.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -7,6 +7,8 @@ pub enum Route {
     ShowList,
     /// `/shows/<id>`: one show's seat map.
     Show(String),
+    /// `/admin`: the operator's page.
+    Admin,
     /// Anything else.
     NotFound,
 }
@@ -17,6 +19,9 @@ impl Route {
         let trimmed = path.trim_end_matches('/');
         if trimmed.is_empty() {
             return Self::ShowList;
+        }
+        if trimmed == "/admin" {
+            return Self::Admin;
         }
         match trimmed.strip_prefix("/shows/") {
             Some(id) if !id.is_empty() && !id.contains('/') => Self::Show(id.to_owned()),

@@ -4,19 +4,29 @@ use seat_state::{Rejection, SeatState};
 
 /// How a screen reader says a seat's state.
 pub fn spoken_state(state: SeatState, mine: bool) -> &'static str {
-    match (state, mine) {
-        (SeatState::Free, _) => "available",
-        (SeatState::Held, true) => "held by you",
-        (SeatState::Held, false) => "held",
-        (SeatState::Sold, true) => "yours",
-        (SeatState::Sold, false) => "sold",
+    seat_state_words(state, mine, false)
+}
+
+/// What a seat's accessible name says after its label: its state, and
+/// whether it is picked ("held, selected").
+pub fn seat_state_words(state: SeatState, mine: bool, selected: bool) -> &'static str {
+    match (state, mine, selected) {
+        (SeatState::Free, _, false) => "available",
+        (SeatState::Free, _, true) => "available, selected",
+        (SeatState::Held, true, false) => "held by you",
+        (SeatState::Held, true, true) => "held by you, selected",
+        (SeatState::Held, false, false) => "held",
+        (SeatState::Held, false, true) => "held, selected",
+        (SeatState::Sold, true, false) => "yours",
+        (SeatState::Sold, true, true) => "yours, selected",
+        (SeatState::Sold, false, false) => "sold",
+        (SeatState::Sold, false, true) => "sold, selected",
     }
 }
 
 /// A seat's accessible name: "Row B, seat 7, available".
 pub fn seat_name(label: &str, state: SeatState, mine: bool, selected: bool) -> String {
-    let spoken = spoken_state(state, mine);
-    if selected { format!("{label}, {spoken}, selected") } else { format!("{label}, {spoken}") }
+    format!("{label}, {}", seat_state_words(state, mine, selected))
 }
 
 /// "B8", "B7 and B8", "B6, B7 and B8".

@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 
+use crate::components::admin_page::AdminPage;
 use crate::components::show_list::ShowListPage;
 use crate::components::show_page::ShowPage;
 use crate::route::Route;
@@ -11,6 +12,7 @@ pub fn App() -> impl IntoView {
     let page = match Route::from_path(&path) {
         Route::ShowList => view! { <ShowListPage/> }.into_any(),
         Route::Show(show_id) => view! { <ShowPage show_id/> }.into_any(),
+        Route::Admin => view! { <AdminPage/> }.into_any(),
         Route::NotFound => view! {
             <p class="notice">"There is no page here. " <a href="/">"See every show"</a>"."</p>
         }

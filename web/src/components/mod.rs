@@ -1,5 +1,7 @@
 //! One component per file.
 
+pub mod admin_markup;
+pub mod admin_page;
 pub mod app;
 pub mod area_picker;
 pub mod best_seats;

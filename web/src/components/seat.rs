@@ -1,9 +1,7 @@
-use std::fmt::Write as _;
-
 use leptos::prelude::*;
 use seat_state::SeatState;
 
-use crate::decimal::Dec;
+use crate::decimal::{push_dec, push_uint};
 use crate::model::{SeatCell, SeatLook};
 use crate::words;
 
@@ -12,46 +10,107 @@ use crate::words;
 /// seat a disc with a tick, the customer's own a square with a tick, and
 /// a seat kept for a channel (no code entered) a ring barred across.
 pub fn shape(look: SeatLook, x: f64, y: f64, r: f64) -> String {
-    let (x, y, d) = (Dec(x), Dec(y), |v: f64| Dec(v * r));
-    let ring = format!(
-        "M{},{y}m{},0a{},{} 0 1,0 {},0a{},{} 0 1,0 {},0z",
-        x,
-        d(-1.0),
-        d(1.0),
-        d(1.0),
-        d(2.0),
-        d(1.0),
-        d(1.0),
-        d(-2.0)
-    );
-    let square = format!("M{x},{y}m{},{}h{}v{}h{}z", d(-0.85), d(-0.85), d(1.7), d(1.7), d(-1.7));
-    let tick = format!("M{x},{y}m{},0l{},{}l{},{}", d(-0.45), d(0.3), d(0.35), d(0.6), d(-0.65));
-    let cross =
-        format!("M{x},{y}m{},{}l{},{}m0,{}l{},{}", d(-0.45), d(-0.45), d(0.9), d(0.9), d(-0.9), d(-0.9), d(0.9));
-    let bar = format!("M{x},{y}m{},0h{}", d(-0.55), d(1.1));
+    let mut out = String::with_capacity(96);
+    write_shape(&mut out, look, x, y, r);
+    out
+}
+
+/// One path command: the letter, then numbers (`r` times each factor)
+/// separated by commas, or by a space before an arc's flags.
+fn command(out: &mut String, letter: char, r: f64, factors: &[f64]) {
+    out.push(letter);
+    for (at, factor) in factors.iter().enumerate() {
+        if at > 0 {
+            out.push(',');
+        }
+        push_dec(out, factor * r);
+    }
+}
+
+/// [`shape`], written at the end of `out` (no string of its own: the map
+/// writes 20,000 of them at once).
+pub fn write_shape(out: &mut String, look: SeatLook, x: f64, y: f64, r: f64) {
+    // Each piece starts at the seat's centre.
+    let start = |out: &mut String| {
+        out.push('M');
+        push_dec(out, x);
+        out.push(',');
+        push_dec(out, y);
+    };
+    let ring = |out: &mut String| {
+        start(out);
+        command(out, 'm', r, &[-1.0, 0.0]);
+        for factor in [2.0, -2.0] {
+            command(out, 'a', r, &[1.0, 1.0]);
+            out.push_str(" 0 1,0 ");
+            push_dec(out, factor * r);
+            out.push_str(",0");
+        }
+        out.push('z');
+    };
+    let square = |out: &mut String| {
+        start(out);
+        command(out, 'm', r, &[-0.85, -0.85]);
+        command(out, 'h', r, &[1.7]);
+        command(out, 'v', r, &[1.7]);
+        command(out, 'h', r, &[-1.7]);
+        out.push('z');
+    };
+    let tick = |out: &mut String| {
+        start(out);
+        command(out, 'm', r, &[-0.45, 0.0]);
+        command(out, 'l', r, &[0.3, 0.35]);
+        command(out, 'l', r, &[0.6, -0.65]);
+    };
     match (look.state, look.mine, look.selected) {
-        (SeatState::Free, _, true) => ring + &tick,
-        (SeatState::Free, _, false) if look.locked => ring + &bar,
-        (SeatState::Free, _, false) => ring,
-        (_, true, _) => square + &tick,
-        (SeatState::Held, false, _) => square,
-        (SeatState::Sold, false, _) => ring + &cross,
+        (SeatState::Free, _, true) => {
+            ring(out);
+            tick(out);
+        }
+        (SeatState::Free, _, false) if look.locked => {
+            ring(out);
+            start(out);
+            command(out, 'm', r, &[-0.55, 0.0]);
+            command(out, 'h', r, &[1.1]);
+        }
+        (SeatState::Free, _, false) => ring(out),
+        (_, true, _) => {
+            square(out);
+            tick(out);
+        }
+        (SeatState::Held, false, _) => square(out),
+        (SeatState::Sold, false, _) => {
+            ring(out);
+            start(out);
+            command(out, 'm', r, &[-0.45, -0.45]);
+            command(out, 'l', r, &[0.9, 0.9]);
+            command(out, 'm', r, &[0.0, -0.9]);
+            command(out, 'l', r, &[-0.9, 0.9]);
+        }
     }
 }
 
 /// `&`, `<`, `>` and `"` escaped, for an attribute value in markup.
 pub fn escaped(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            _ => out.push(c),
-        }
-    }
+    push_escaped(&mut out, text);
     out
+}
+
+/// [`escaped`], written at the end of `out`.
+pub fn push_escaped(out: &mut String, text: &str) {
+    let mut rest = text;
+    while let Some(at) = rest.find(['&', '<', '>', '"']) {
+        out.push_str(&rest[..at]);
+        out.push_str(match rest.as_bytes()[at] {
+            b'&' => "&amp;",
+            b'<' => "&lt;",
+            b'>' => "&gt;",
+            _ => "&quot;",
+        });
+        rest = &rest[at + 1..];
+    }
+    out.push_str(rest);
 }
 
 /// One seat's element as markup: a single SVG path, focusable, a toggle
@@ -60,34 +119,56 @@ pub fn escaped(text: &str) -> String {
 /// `data-index` for the map's delegated click and key handlers. The whole
 /// map's seats are parsed by the browser in one go (far fewer calls into the
 /// DOM than one element at a time); [`repaint`] keeps each in step after.
+/// Written piece by piece, without `format!`: the map writes 20,000.
 pub fn markup(out: &mut String, cell: &SeatCell, index: usize, radius: f64) {
     let look = cell.look.get_untracked();
-    let _ = write!(
-        out,
-        r#"<path class="seat" role="button" data-seat-id="{}" data-index="{index}" d="{}" data-state="{}" aria-label="{}" aria-pressed="{}" aria-disabled="{}" tabindex="{}"{}"#,
-        escaped(&cell.id),
-        shape(look, cell.x, cell.y, radius),
-        look.state.as_str(),
-        escaped(&name(cell, look)),
-        look.selected,
-        !look.usable(),
-        if look.tab_stop { "0" } else { "-1" },
-        if look.mine { r#" data-mine="true""# } else { "" },
-    );
+    out.push_str(r#"<path class="seat" role="button" data-seat-id=""#);
+    push_escaped(out, &cell.id);
+    out.push_str(r#"" data-index=""#);
+    push_uint(out, index as u64);
+    out.push_str(r#"" d=""#);
+    write_shape(out, look, cell.x, cell.y, radius);
+    out.push_str(r#"" data-state=""#);
+    out.push_str(look.state.as_str());
+    out.push_str(r#"" aria-label=""#);
+    push_escaped(out, &cell.label);
+    out.push_str(", ");
+    out.push_str(name_suffix(look));
+    out.push_str(r#"" aria-pressed=""#);
+    out.push_str(if look.selected { "true" } else { "false" });
+    out.push_str(r#"" aria-disabled=""#);
+    out.push_str(if look.usable() { "false" } else { "true" });
+    out.push_str(if look.tab_stop { r#"" tabindex="0""# } else { r#"" tabindex="-1""# });
+    if look.mine {
+        out.push_str(r#" data-mine="true""#);
+    }
     if let Some(category) = cell.category {
-        let _ = write!(out, r#" data-category="{category}""#);
+        out.push_str(r#" data-category=""#);
+        push_uint(out, category as u64);
+        out.push('"');
     }
     out.push_str(if look.locked { r#" data-locked="true"></path>"# } else { "></path>" });
 }
 
-/// A seat's accessible name: "Row B, seat 7, available", or "…, needs a
-/// code" for a channel's seat while no code is entered.
-fn name(cell: &SeatCell, look: SeatLook) -> String {
+/// What a seat's accessible name says after its label: "available",
+/// "held, selected", or "needs a code" for a channel's seat while no code
+/// is entered.
+fn name_suffix(look: SeatLook) -> &'static str {
     if look.locked && look.state == SeatState::Free && !look.selected {
-        format!("{}, {}", cell.label, words::NEEDS_CODE)
+        words::NEEDS_CODE
     } else {
-        words::seat_name(&cell.label, look.state, look.mine, look.selected)
+        words::seat_state_words(look.state, look.mine, look.selected)
     }
+}
+
+/// A seat's accessible name: "Row B, seat 7, available".
+fn name(cell: &SeatCell, look: SeatLook) -> String {
+    let suffix = name_suffix(look);
+    let mut name = String::with_capacity(cell.label.len() + 2 + suffix.len());
+    name.push_str(&cell.label);
+    name.push_str(", ");
+    name.push_str(suffix);
+    name
 }
 
 /// Sets the attributes of a seat's element that differ between two looks.
@@ -141,7 +222,11 @@ pub const STYLED_CATEGORIES: usize = 8;
 pub fn category_colors(colors: impl Iterator<Item = String>) -> String {
     let mut style = String::new();
     for (index, color) in colors.take(STYLED_CATEGORIES).enumerate() {
-        let _ = write!(style, "--c{index}:{color};");
+        style.push_str("--c");
+        push_uint(&mut style, index as u64);
+        style.push(':');
+        style.push_str(&color);
+        style.push(';');
     }
     style
 }

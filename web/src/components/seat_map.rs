@@ -9,7 +9,7 @@ use crate::components::seat::{markup, repaint};
 use crate::components::zoom_controls::ZoomControls;
 use crate::decimal::Dec;
 use crate::layout::Step;
-use crate::model::{MapModel, SeatLook};
+use crate::model::MapModel;
 use crate::viewport::{Viewport, ZOOM_STEP};
 
 /// The smallest seat (CSS pixels) a finger is offered at the default zoom.
@@ -207,20 +207,17 @@ pub fn SeatMap(
         markup(&mut seats, cell, index, radius);
     }
     let seats_ref = NodeRef::<leptos::svg::G>::new();
-    // One render effect per seat repaints only that seat when its look changes.
-    for (index, cell) in model.seats.iter().enumerate() {
-        let cell = cell.clone();
-        let effect = RenderEffect::new(move |previous: Option<SeatLook>| {
-            let look = cell.look.get();
-            if let Some(old) = previous.filter(|old| *old != look) {
-                let element = seats_ref.get_untracked().and_then(|group| group.children().item(index as u32));
-                if let Some(element) = element {
-                    repaint(&element, &cell, radius, old, look);
-                }
-            }
-            look
-        });
-        on_cleanup(move || drop(effect));
+    // A changed look repaints only its seat, through the model (no render
+    // effect per seat: setting up 20,000 of them cost the first render).
+    model.set_painter(Some(Box::new(move |index, cell, old, look| {
+        let element = seats_ref.get_untracked().and_then(|group| group.children().item(index as u32));
+        if let Some(element) = element {
+            repaint(&element, cell, radius, old, look);
+        }
+    })));
+    {
+        let model = Arc::clone(&model);
+        on_cleanup(move || model.set_painter(None));
     }
     let font = Dec((radius * 1.3).max(4.0));
     let row_labels = model
@@ -244,8 +241,12 @@ pub fn SeatMap(
             return;
         };
         let coarse = window().match_media("(pointer: coarse)").ok().flatten().is_some_and(|query| query.matches());
+        if !coarse {
+            return;
+        }
+        // Only now: reading the width lays out every seat before the first frame.
         let width = svg.get_bounding_client_rect().width();
-        if !coarse || width <= 0.0 {
+        if width <= 0.0 {
             return;
         }
         let seat_px = 2.0 * radius * width / bounds.width.max(1e-6);
