@@ -97,7 +97,7 @@ fn url(path: &str) -> String {
 /// Parses JSON with the browser's own parser into a wire type.
 pub fn from_json<T: DeserializeOwned>(text: &str) -> Option<T> {
     let value = js_sys::JSON::parse(text).ok()?;
-    serde_wasm_bindgen::from_value(value).ok()
+    crate::js_read::from_value(value)
 }
 
 /// Serializes a wire type to JSON with the browser's own serializer.
@@ -118,7 +118,8 @@ async fn exchange(request: reqwest::RequestBuilder) -> Result<Option<String>, Ap
     if status.is_success() {
         Ok((!text.is_empty()).then_some(text))
     } else {
-        let body = from_json(&text).ok_or_else(|| transport(format!("status {status} without an error body")))?;
+        let body =
+            from_json(&text).ok_or_else(|| transport(format!("status {} without an error body", status.as_u16())))?;
         Err(ApiError::Server { status: status.as_u16(), body, retry_after_millis })
     }
 }
@@ -167,16 +168,16 @@ pub async fn shows() -> Result<ShowList, ApiError> {
 /// every seat in the wasm.
 pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer), ApiError> {
     let value = get_value(&format!("/api/shows/{show_id}")).await?;
-    let unreadable = |_| transport("unreadable answer");
-    let show = serde_wasm_bindgen::from_value(value.clone()).map_err(unreadable)?;
-    let offer = serde_wasm_bindgen::from_value(value).map_err(unreadable)?;
+    let unreadable = || transport("unreadable answer");
+    let show = crate::js_read::from_value(value.clone()).ok_or_else(unreadable)?;
+    let offer = crate::js_read::from_value(value).ok_or_else(unreadable)?;
     Ok((show, offer))
 }
 
 /// The facts every seat's state is derived from (with `mine` for this session).
 pub async fn seat_map(show_id: &str) -> Result<SeatMap, ApiError> {
     let value = get_value(&format!("/api/shows/{show_id}/seats")).await?;
-    serde_wasm_bindgen::from_value(value).map_err(|_| transport("unreadable answer"))
+    crate::js_read::from_value(value).ok_or_else(|| transport("unreadable answer"))
 }
 
 /// A successful `GET` answer parsed by the browser: the one `index.html`'s
