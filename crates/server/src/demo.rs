@@ -3,6 +3,8 @@
 //! with price categories, rows for best available and the stage; the
 //! theatre keeps G19–G20 for the `presale` channel (code [`PRESALE_CODE`]).
 
+mod arena;
+
 use seat_state::Show;
 use seat_state::wire::{
     AreaDefinition, CategoryDefinition, ChannelDefinition, Focus, SeatDefinition, ShowInput, VenueSeat,
@@ -68,26 +70,10 @@ pub fn theatre() -> Show {
 /// The demo arena's id.
 pub const ARENA_SHOW_ID: &str = "demo-arena";
 
-const ARENA_ROWS: u32 = 80;
-const ARENA_SEATS_PER_ROW: u32 = 250;
-
-/// 80 rows of 250 seats in five blocks, and a standing floor of 5,000.
+/// 20,000 seats in a horseshoe of sections with curved rows around a
+/// standing floor of 5,000, the stage at the top (`arena.rs`).
 pub fn arena() -> Show {
-    let seats = (1..=ARENA_ROWS)
-        .flat_map(|row| {
-            (1..=ARENA_SEATS_PER_ROW).map(move |number| {
-                let block_gap = f64::from((number - 1) / 50) * 16.0;
-                let seat = SeatDefinition {
-                    id: format!("R{row}-{number}"),
-                    x: f64::from(number - 1) * 12.0 + block_gap,
-                    y: f64::from(row - 1) * 14.0,
-                    label: Some(format!("Row {row}, seat {number}")),
-                    category: Some(if row <= 20 { "lower" } else { "upper" }.to_owned()),
-                };
-                placed(seat, &format!("Block {}", (number - 1) / 50 + 1), row, number)
-            })
-        })
-        .collect();
+    let seats = arena::seats();
     let input = ShowInput {
         id: Some(ARENA_SHOW_ID.to_owned()),
         name: Some("Demo Arena — Stadium tour".to_owned()),
@@ -97,7 +83,7 @@ pub fn arena() -> Show {
             category("lower", "Lower tier", 8900, "#8250df"),
             category("upper", "Upper tier", 4900, "#1a7f37"),
         ]),
-        focus: Some(Focus { x: 1526.0, y: -80.0 }),
+        focus: Some(arena::STAGE),
         ..ShowInput::default()
     };
     Show::parse(&input).expect("the demo arena is a valid show")
