@@ -115,17 +115,16 @@ pub fn push_escaped(out: &mut String, text: &str) {
 
 /// One seat's element as markup: a single SVG path, focusable, a toggle
 /// button for assistive technology, with the stable test hooks
-/// `data-seat-id`, `data-state`, `data-mine` and `aria-pressed`, and
-/// `data-index` for the map's delegated click and key handlers. The whole
+/// `data-seat-id` (also how the map's delegated click and key handlers
+/// find the seat), `data-state`, `data-mine` and `aria-pressed`; only an
+/// unusable seat carries `aria-disabled` (absent reads as enabled). The whole
 /// map's seats are parsed by the browser in one go (far fewer calls into the
 /// DOM than one element at a time); [`repaint`] keeps each in step after.
 /// Written piece by piece, without `format!`: the map writes 20,000.
-pub fn markup(out: &mut String, cell: &SeatCell, index: usize, radius: f64) {
+pub fn markup(out: &mut String, cell: &SeatCell, radius: f64) {
     let look = cell.look.get_untracked();
     out.push_str(r#"<path class="seat" role="button" data-seat-id=""#);
     push_escaped(out, &cell.id);
-    out.push_str(r#"" data-index=""#);
-    push_uint(out, index as u64);
     out.push_str(r#"" d=""#);
     write_shape(out, look, cell.x, cell.y, radius);
     out.push_str(r#"" data-state=""#);
@@ -136,8 +135,9 @@ pub fn markup(out: &mut String, cell: &SeatCell, index: usize, radius: f64) {
     out.push_str(name_suffix(look));
     out.push_str(r#"" aria-pressed=""#);
     out.push_str(if look.selected { "true" } else { "false" });
-    out.push_str(r#"" aria-disabled=""#);
-    out.push_str(if look.usable() { "false" } else { "true" });
+    if !look.usable() {
+        out.push_str(r#"" aria-disabled="true"#);
+    }
     out.push_str(if look.tab_stop { r#"" tabindex="0""# } else { r#"" tabindex="-1""# });
     if look.mine {
         out.push_str(r#" data-mine="true""#);
@@ -203,7 +203,11 @@ pub fn repaint(element: &web_sys::Element, cell: &SeatCell, radius: f64, old: Se
         set("aria-pressed", if look.selected { "true" } else { "false" });
     }
     if changed(|look| look.usable()) {
-        set("aria-disabled", if look.usable() { "false" } else { "true" });
+        if look.usable() {
+            let _ = element.remove_attribute("aria-disabled");
+        } else {
+            set("aria-disabled", "true");
+        }
     }
     if changed(|look| look.tab_stop) {
         set("tabindex", if look.tab_stop { "0" } else { "-1" });

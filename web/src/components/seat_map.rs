@@ -29,16 +29,11 @@ struct Pointers {
     dragged: bool,
 }
 
-/// The index of the seat an event happened on.
-fn seat_index(target: Option<web_sys::EventTarget>) -> Option<usize> {
-    target?
-        .dyn_into::<web_sys::Element>()
-        .ok()?
-        .closest("[data-index]")
-        .ok()??
-        .get_attribute("data-index")?
-        .parse()
-        .ok()
+/// The index of the seat an event happened on (by its `data-seat-id`: the
+/// markup carries no index, one attribute fewer on 20,000 elements).
+fn seat_index(model: &MapModel, target: Option<web_sys::EventTarget>) -> Option<usize> {
+    let seat = target?.dyn_into::<web_sys::Element>().ok()?.closest("[data-seat-id]").ok()??;
+    model.find(&seat.get_attribute("data-seat-id")?)
 }
 
 /// Pixels per map unit and the map point under a client position, as
@@ -71,6 +66,9 @@ pub fn SeatMap(
     let svg_ref = NodeRef::<leptos::svg::Svg>::new();
     let pointers = StoredValue::new_local(Pointers::default());
 
+    // The seats' group: its children are the seats, in the model's order.
+    let seats_ref = NodeRef::<leptos::svg::G>::new();
+
     // The seat Tab lands on (roving tab stop): arrows and clicks move it.
     let tab_stop = StoredValue::new(model.layout.first().unwrap_or(0));
     let focus_seat = {
@@ -81,9 +79,9 @@ pub fn SeatMap(
             if let Some(cell) = model.seats.get(to) {
                 viewport.update(|view| *view = view.reveal(cell.x, cell.y, radius * 2.0));
             }
-            let target = svg_ref
+            let target = seats_ref
                 .get_untracked()
-                .and_then(|svg| svg.query_selector(&format!("[data-index=\"{to}\"]")).ok().flatten())
+                .and_then(|group| group.children().item(u32::try_from(to).ok()?))
                 .and_then(|element| element.dyn_into::<web_sys::SvgElement>().ok());
             if let Some(element) = target {
                 let _ = element.focus();
@@ -107,7 +105,7 @@ pub fn SeatMap(
                 viewport.set(view);
                 return;
             }
-            let Some(index) = seat_index(event.target()) else {
+            let Some(index) = seat_index(&model, event.target()) else {
                 return;
             };
             if let Some(step) = Step::from_key(&key) {
@@ -120,14 +118,17 @@ pub fn SeatMap(
         }
     };
 
-    let on_click = move |event: MouseEvent| {
-        let dragged = pointers.try_update_value(|p| std::mem::take(&mut p.dragged)).unwrap_or(false);
-        if dragged {
-            return;
-        }
-        if let Some(index) = seat_index(event.target()) {
-            focus_seat(index);
-            on_toggle.run(index);
+    let on_click = {
+        let model = Arc::clone(&model);
+        move |event: MouseEvent| {
+            let dragged = pointers.try_update_value(|p| std::mem::take(&mut p.dragged)).unwrap_or(false);
+            if dragged {
+                return;
+            }
+            if let Some(index) = seat_index(&model, event.target()) {
+                focus_seat(index);
+                on_toggle.run(index);
+            }
         }
     };
 
@@ -202,11 +203,10 @@ pub fn SeatMap(
     };
 
     // Every seat's element in one string, parsed by the browser at once.
-    let mut seats = String::with_capacity(model.seats.len() * 260);
-    for (index, cell) in model.seats.iter().enumerate() {
-        markup(&mut seats, cell, index, radius);
+    let mut seats = String::with_capacity(model.seats.len() * 240);
+    for cell in &model.seats {
+        markup(&mut seats, cell, radius);
     }
-    let seats_ref = NodeRef::<leptos::svg::G>::new();
     // A changed look repaints only its seat, through the model (no render
     // effect per seat: setting up 20,000 of them cost the first render).
     model.set_painter(Some(Box::new(move |index, cell, old, look| {
