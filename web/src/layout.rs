@@ -67,12 +67,21 @@ pub struct Layout {
     names: Vec<Option<String>>,
     slots: Vec<Slot>,
     xs: Vec<f64>,
+    /// The usual distance between neighbours in a row.
+    pitch: f64,
     pub bounds: Bounds,
 }
 
 /// The row part of a label such as "Row B, seat 7".
 fn row_name(label: &str) -> Option<&str> {
     label.rsplit_once(',').map(|(row, _)| row.trim())
+}
+
+/// What the map writes beside a row: its own name, without "Row " and
+/// without what comes before it ("12" for "Section 104, row 12").
+fn short_row_name(name: &str) -> &str {
+    let own = name.rsplit(", ").next().unwrap_or(name);
+    own.strip_prefix("Row ").or_else(|| own.strip_prefix("row ")).unwrap_or(own)
 }
 
 impl Layout {
@@ -89,7 +98,7 @@ impl Layout {
                 for (index, name) in seat_rows.into_iter().enumerate() {
                     let group = *by_name.entry(name).or_insert_with(|| {
                         groups.push(Vec::new());
-                        names.push(Some(name.strip_prefix("Row ").unwrap_or(name).to_owned()));
+                        names.push(Some(short_row_name(name).to_owned()));
                         groups.len() - 1
                     });
                     groups[group].push(index);
@@ -115,7 +124,8 @@ impl Layout {
                 slots[seat] = Slot { row, col };
             }
         }
-        let mut layout = Self { rows: groups, names, slots, bounds: bounds(&xs, &ys), xs };
+        let pitch = pitch(&groups, &xs, &ys);
+        let mut layout = Self { rows: groups, names, slots, pitch, bounds: bounds(&xs, &ys), xs };
         if layout.names.iter().any(Option::is_some) {
             // Room on the left for the row names.
             let room = layout.pitch();
@@ -125,7 +135,9 @@ impl Layout {
         layout
     }
 
-    /// Where each named row's name goes: left of its first seat, at its mean height.
+    /// Where each named row's name goes: a pitch before its first (leftmost)
+    /// seat, along the row (left of a straight row; in the aisle beside a
+    /// curved one).
     pub fn row_labels(&self, ys: impl Fn(usize) -> f64) -> Vec<RowLabel> {
         let pitch = self.pitch();
         self.rows
@@ -133,20 +145,25 @@ impl Layout {
             .zip(&self.names)
             .filter_map(|(row, name)| {
                 let (name, first) = (name.as_ref()?, *row.first()?);
-                let y = row.iter().map(|&seat| ys(seat)).sum::<f64>() / row.len() as f64;
-                Some(RowLabel { text: name.clone(), x: self.xs[first] - pitch, y })
+                let (x, y) = (self.xs[first], ys(first));
+                let (dx, dy) = match row.get(1) {
+                    Some(&next) => (self.xs[next] - x, ys(next) - y),
+                    None => (1.0, 0.0),
+                };
+                let length = dx.hypot(dy).max(1e-9);
+                Some(RowLabel { text: name.clone(), x: x - dx / length * pitch, y: y - dy / length * pitch })
             })
             .collect()
     }
 
-    /// Each row as a line, `(first x, last x, mean y)`, for the minimap.
-    pub fn row_lines(&self, ys: impl Fn(usize) -> f64) -> Vec<(f64, f64, f64)> {
+    /// Each row as a line from its first seat to its last, `(x1, y1, x2,
+    /// y2)`, for the minimap (a curved row's chord).
+    pub fn row_lines(&self, ys: impl Fn(usize) -> f64) -> Vec<(f64, f64, f64, f64)> {
         self.rows
             .iter()
             .filter_map(|row| {
                 let (first, last) = (*row.first()?, *row.last()?);
-                let y = row.iter().map(|&seat| ys(seat)).sum::<f64>() / row.len() as f64;
-                Some((self.xs[first], self.xs[last], y))
+                Some((self.xs[first], ys(first), self.xs[last], ys(last)))
             })
             .collect()
     }
@@ -187,19 +204,24 @@ impl Layout {
     /// The usual distance between neighbours in a row (the median gap),
     /// which sizes the seat shapes.
     pub fn pitch(&self) -> f64 {
-        let gaps: Vec<f64> = self
-            .rows
-            .iter()
-            .flat_map(|row| row.windows(2).map(|pair| self.xs[pair[1]] - self.xs[pair[0]]))
-            .filter(|gap| *gap > 1e-6)
-            .collect();
-        median(&gaps).unwrap_or(30.0)
+        self.pitch
     }
 
     /// How many rows the seats form.
     pub fn row_count(&self) -> usize {
         self.rows.len()
     }
+}
+
+/// The median distance between neighbours in a row (straight or curved;
+/// 30 when no row has two seats).
+fn pitch(rows: &[Vec<usize>], xs: &[f64], ys: &[f64]) -> f64 {
+    let gaps: Vec<f64> = rows
+        .iter()
+        .flat_map(|row| row.windows(2).map(|pair| (xs[pair[1]] - xs[pair[0]]).hypot(ys[pair[1]] - ys[pair[0]])))
+        .filter(|gap| *gap > 1e-6)
+        .collect();
+    median(&gaps).unwrap_or(30.0)
 }
 
 /// Sorts indices by a key. One comparator type for every sort here keeps a

@@ -15,12 +15,12 @@ pub fn Minimap(
     viewport: RwSignal<Viewport>,
     /// The whole map's rectangle.
     bounds: Bounds,
-    /// Each row as `(first x, last x, y)`.
-    rows: Vec<(f64, f64, f64)>,
+    /// Each row as `(x1, y1, x2, y2)`, from its first seat to its last.
+    rows: Vec<(f64, f64, f64, f64)>,
 ) -> impl IntoView {
     let mut lines = String::new();
-    for (x1, x2, y) in rows {
-        lines.push_str(&format!("M{},{}H{}", Dec(x1), Dec(y), Dec(x2)));
+    for (x1, y1, x2, y2) in rows {
+        lines.push_str(&format!("M{},{}L{},{}", Dec(x1), Dec(y1), Dec(x2), Dec(y2)));
     }
     let view_box = format!("{} {} {} {}", Dec(bounds.x), Dec(bounds.y), Dec(bounds.width), Dec(bounds.height));
     let stroke = Dec((bounds.width / 60.0).max(1.0)).to_string();
