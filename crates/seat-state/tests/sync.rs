@@ -274,7 +274,7 @@ fn my_holds_show_as_mine_with_a_buffered_countdown() {
     sync.handle_input(Input::Tick(LocalMillis(at(900).0)));
     let view = sync.my_holds().next().unwrap();
     assert_eq!((view.status, view.countdown), (HoldStatus::Expired, None));
-    assert_eq!(sync.seat("A1").unwrap(), seat_state::SeatView { state: SeatState::Free, mine: false });
+    assert_eq!(sync.seat("A1").unwrap(), seat_state::SeatView { state: SeatState::Free, mine: false, blocked: false });
     assert_eq!(rec.desk.state.holds_of(&holder("ann")).count(), 1);
 }
 
@@ -291,6 +291,7 @@ fn twenty_thousand_seats_touch_only_what_changes() {
                 sold: n % 3 == 0,
                 hold_expires_at: (n % 3 == 1).then_some(at(100 + n).0),
                 mine: None,
+                ..Default::default()
             })
             .collect(),
         areas: vec![],
@@ -301,8 +302,14 @@ fn twenty_thousand_seats_touch_only_what_changes() {
         version: 8,
         server_time: at(1).0,
         seats: vec![
-            SeatFact { id: "S2".into(), sold: false, hold_expires_at: Some(at(50).0), mine: None },
-            SeatFact { id: "S4".into(), sold: true, hold_expires_at: None, mine: None },
+            SeatFact {
+                id: "S2".into(),
+                sold: false,
+                hold_expires_at: Some(at(50).0),
+                mine: None,
+                ..Default::default()
+            },
+            SeatFact { id: "S4".into(), sold: true, hold_expires_at: None, mine: None, ..Default::default() },
         ],
         areas: vec![],
     };
@@ -432,11 +439,11 @@ fn a_seat_two_of_my_holds_claim_is_mine_by_the_stronger_claim() {
     older.expires_at = at(720).0;
     assert!(older.expires_at < answer("hold-bob-2").expires_at);
     sync.handle_input(Input::MyHolds(vec![answer("hold-bob-2"), answer("hold-bob-1"), older]));
-    assert_eq!(sync.seat("B1").unwrap(), seat_state::SeatView { state: SeatState::Sold, mine: true });
-    assert_eq!(sync.seat("A4").unwrap(), seat_state::SeatView { state: SeatState::Held, mine: true });
+    assert_eq!(sync.seat("B1").unwrap(), seat_state::SeatView { state: SeatState::Sold, mine: true, blocked: false });
+    assert_eq!(sync.seat("A4").unwrap(), seat_state::SeatView { state: SeatState::Held, mine: true, blocked: false });
     // Past the older hold's deadline A4 is still mine by the later one.
     sync.handle_input(Input::Tick(LocalMillis(at(730).0)));
-    assert_eq!(sync.seat("A4").unwrap(), seat_state::SeatView { state: SeatState::Held, mine: true });
-    assert_eq!(sync.seat("B1").unwrap(), seat_state::SeatView { state: SeatState::Sold, mine: true });
+    assert_eq!(sync.seat("A4").unwrap(), seat_state::SeatView { state: SeatState::Held, mine: true, blocked: false });
+    assert_eq!(sync.seat("B1").unwrap(), seat_state::SeatView { state: SeatState::Sold, mine: true, blocked: false });
     assert!(!sync.seat("A1").unwrap().mine);
 }

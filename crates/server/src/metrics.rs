@@ -216,7 +216,7 @@ impl Metrics {
             }
             Change::Released { .. } => "released",
             Change::Expired { .. } => "expired",
-            Change::Extended { .. } => return,
+            Change::Extended { .. } | Change::Blocked { .. } | Change::Unblocked { .. } => return,
         };
         let shows = &self.shows;
         shows.outcomes.get_or_create(&OutcomeLabels { show: show.to_owned(), outcome }).inc();

@@ -34,10 +34,13 @@ pub fn place_counts(show: &Show, map: &SeatMap) -> (PlaceCounts, HashMap<String,
     let mut by_category: HashMap<String, PlaceCounts> = HashMap::new();
     for (seat, fact) in show.seats.iter().zip(&map.seats) {
         let held = fact.hold_expires_at.is_some_and(|deadline| deadline > now);
-        let count = |counts: &mut PlaceCounts| match (fact.sold, held) {
-            (true, _) => counts.sold += 1,
-            (false, true) => counts.held += 1,
-            (false, false) => counts.free += 1,
+        // A seat blocked while held or sold counts as held or sold: the
+        // block only keeps it from the next hold.
+        let count = |counts: &mut PlaceCounts| match (fact.sold, held, fact.blocked) {
+            (true, _, _) => counts.sold += 1,
+            (false, true, _) => counts.held += 1,
+            (false, false, true) => counts.blocked += 1,
+            (false, false, false) => counts.free += 1,
         };
         count(&mut total);
         if let Some(category) = &seat.category {
@@ -73,7 +76,7 @@ pub fn hold_counts(journal: &[JournalEntry]) -> (HoldCounts, Option<f64>) {
             }
             JournalAction::Expired => counts.expired += 1,
             JournalAction::Released => counts.released += 1,
-            JournalAction::Extended { .. } => {}
+            JournalAction::Extended { .. } | JournalAction::Blocked { .. } | JournalAction::Unblocked { .. } => {}
         }
     }
     to_confirm.sort_by(f64::total_cmp);
@@ -91,8 +94,11 @@ pub fn hold_counts(journal: &[JournalEntry]) -> (HoldCounts, Option<f64>) {
 pub struct ExportedEntry {
     pub version: i64,
     pub at: i64,
-    pub hold_id: String,
-    /// The hold's holder, or `operator` for the box office's own releases.
+    /// Absent for a block or unblock.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hold_id: Option<String>,
+    /// The hold's holder, or `operator` for the box office's own releases,
+    /// blocks and unblocks.
     pub holder: String,
     pub action: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -105,6 +111,9 @@ pub struct ExportedEntry {
     pub extensions: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub late: Option<bool>,
+    /// A block's reason.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
 }
 
 impl From<&JournalEntry> for ExportedEntry {
@@ -112,7 +121,7 @@ impl From<&JournalEntry> for ExportedEntry {
         let mut exported = Self {
             version: entry.version,
             at: entry.at.0,
-            hold_id: entry.hold_id.to_string(),
+            hold_id: entry.hold_id.as_ref().map(ToString::to_string),
             holder: entry.holder.to_string(),
             action: "",
             seats: None,
@@ -120,10 +129,13 @@ impl From<&JournalEntry> for ExportedEntry {
             expires_at: None,
             extensions: None,
             late: None,
+            reason: None,
         };
+        let listed =
+            |seats: &[seat_state::SeatId]| Some(seats.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "));
         exported.action = match &entry.action {
             JournalAction::Created { seats, areas, expires_at } => {
-                exported.seats = Some(seats.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "));
+                exported.seats = listed(seats);
                 let areas = areas.iter().map(|(area, quantity)| format!("{area}:{}", quantity.get()));
                 exported.areas = Some(areas.collect::<Vec<_>>().join(" "));
                 exported.expires_at = Some(expires_at.0);
@@ -139,6 +151,14 @@ impl From<&JournalEntry> for ExportedEntry {
             }
             JournalAction::Released => "released",
             JournalAction::Expired => "expired",
+            JournalAction::Blocked { seats, reason } => {
+                (exported.seats, exported.reason) = (listed(seats), Some(reason.clone()));
+                "blocked"
+            }
+            JournalAction::Unblocked { seats } => {
+                exported.seats = listed(seats);
+                "unblocked"
+            }
         };
         exported
     }
@@ -168,6 +188,7 @@ pub fn csv(journal: &[JournalEntry]) -> anyhow::Result<String> {
         "expiresAt",
         "extensions",
         "late",
+        "reason",
     ])?;
     for entry in journal {
         let e = ExportedEntry::from(entry);
@@ -175,7 +196,7 @@ pub fn csv(journal: &[JournalEntry]) -> anyhow::Result<String> {
         writer.write_record([
             e.version.to_string(),
             e.at.to_string(),
-            e.hold_id,
+            text(e.hold_id),
             e.holder,
             e.action.to_owned(),
             text(e.seats),
@@ -183,6 +204,7 @@ pub fn csv(journal: &[JournalEntry]) -> anyhow::Result<String> {
             text(e.expires_at.map(|t| t.to_string())),
             text(e.extensions.map(|n| n.to_string())),
             text(e.late.map(|late| late.to_string())),
+            text(e.reason),
         ])?;
     }
     Ok(String::from_utf8(writer.into_inner()?)?)
@@ -197,7 +219,7 @@ mod tests {
 
     fn entry(version: i64, at: i64, hold: &str, action: JournalAction) -> JournalEntry {
         let hold_id = HoldId::parse(hold).expect("a valid hold id");
-        JournalEntry { version, at: ServerMillis(at), hold_id, holder: HolderId::new("h"), action }
+        JournalEntry { version, at: ServerMillis(at), hold_id: Some(hold_id), holder: HolderId::new("h"), action }
     }
 
     #[test]

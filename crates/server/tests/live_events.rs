@@ -152,3 +152,27 @@ async fn a_viewer_too_slow_to_keep_up_gets_a_fresh_snapshot() {
     assert_eq!((caught_up.event.as_str(), caught_up.id), ("snapshot", changes as i64));
     assert_eq!(caught_up.data["seats"][0]["holdExpiresAt"], serde_json::Value::Null);
 }
+
+#[tokio::test]
+async fn blocking_and_unblocking_go_out_as_changes() {
+    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    assert_eq!(app.create_show(&show_with("s", 4, 5, json!({}))).await.status, 201);
+    let mut stream = Stream::open(&app, None).await;
+    assert_eq!(stream.next().await.event, "snapshot");
+    let block = |method: &str| {
+        Request::builder()
+            .method(method)
+            .uri("/api/admin/shows/s/blocked")
+            .header("authorization", format!("Bearer {ADMIN_TOKEN}"))
+            .body(Body::from(r#"{"seats": ["A2"], "reason": "desk"}"#))
+            .unwrap()
+    };
+    assert_eq!(app.send(block("POST")).await.status, 200);
+    let change = stream.next().await;
+    assert_eq!((change.event.as_str(), change.id), ("change", 1));
+    assert_eq!(change.data["seats"], json!([{"id": "A2", "sold": false, "holdExpiresAt": null, "blocked": true}]));
+    assert_eq!(app.send(block("DELETE")).await.status, 200);
+    let change = stream.next().await;
+    assert_eq!(change.id, 2);
+    assert_eq!(change.data["seats"], json!([{"id": "A2", "sold": false, "holdExpiresAt": null}]));
+}

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use support::{ADMIN_TOKEN, TestApp};
 
 /// API.md's endpoints, plus the document itself.
-const CONTRACT: [(&str, &str); 20] = [
+const CONTRACT: [(&str, &str); 22] = [
     ("post", "/api/sessions"),
     ("post", "/api/admin/shows"),
     ("get", "/api/shows"),
@@ -30,6 +30,8 @@ const CONTRACT: [(&str, &str); 20] = [
     ("get", "/metrics"),
     ("get", "/api/admin/shows/{showId}/holds"),
     ("post", "/api/admin/holds/{holdId}/release"),
+    ("post", "/api/admin/shows/{showId}/blocked"),
+    ("delete", "/api/admin/shows/{showId}/blocked"),
     ("get", "/api/admin/shows/{showId}/stats"),
     ("get", "/api/admin/shows/{showId}/journal"),
 ];

@@ -95,7 +95,7 @@ async fn the_journal_exports_as_json_lines_or_csv_oldest_first() {
     assert!(csv.headers["content-type"].to_str().unwrap().starts_with("text/csv"));
     let text = csv.body.as_str().unwrap().to_owned();
     let mut rows = text.lines();
-    assert_eq!(rows.next(), Some("version,at,holdId,holder,action,seats,areas,expiresAt,extensions,late"));
+    assert_eq!(rows.next(), Some("version,at,holdId,holder,action,seats,areas,expiresAt,extensions,late,reason"));
     assert!(rows.next().unwrap().starts_with("1,"));
     assert_eq!(rows.last().unwrap().split(',').nth(4), Some("confirmed"));
 }

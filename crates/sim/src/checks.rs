@@ -99,6 +99,12 @@ impl Sim {
                 if got != want {
                     return Err(self.fail(format!("{show} seat {id}: the server says {got:?}, the journal {want:?}")));
                 }
+                let blocked = seat["blocked"].as_bool().unwrap_or(false);
+                if blocked != model.blocked.iter().any(|seat| seat.as_str() == id) {
+                    return Err(
+                        self.fail(format!("{show} seat {id}: the server says blocked {blocked}, the journal not"))
+                    );
+                }
             }
             let areas = model.area_facts();
             for area in answer.body["areas"].as_array().into_iter().flatten() {

@@ -214,7 +214,8 @@ impl Sim {
             60..72 => pick(&mut self.rng).map_or(Ask::List, Ask::Confirm),
             72..82 => pick(&mut self.rng).map_or(Ask::List, Ask::Release),
             82..90 => pick(&mut self.rng).map_or(Ask::List, Ask::Get),
-            90..95 => Ask::List,
+            90..93 => Ask::List,
+            93..96 => self.new_block(),
             _ => Ask::SeatMap(self.random_show().0),
         };
         Spec { customer, ask }
@@ -252,6 +253,13 @@ impl Sim {
         let best = (seats.is_empty() && self.rng.u32(0..3) == 0).then(|| self.rng.u32(1..=2));
         let floor = if best.is_some() { 0 } else { floor };
         Ask::Hold { show, hold_id, seats, floor, best }
+    }
+
+    /// The box office blocks one or two seats, or unblocks them (half the time).
+    fn new_block(&mut self) -> Ask {
+        let (show, seat_count) = self.random_show();
+        let seats = (0..self.rng.usize(1..=2)).map(|_| format!("S{}", self.rng.usize(1..=seat_count))).collect();
+        Ask::Block { show, seats, block: self.rng.bool() }
     }
 
     fn send(&mut self, spec: Spec) {
@@ -448,8 +456,8 @@ impl Sim {
         for show in self.oracle.shows.keys() {
             for entry in self.world.truth.journal(show, 0).await? {
                 let action = format!("{:?}", entry.action);
-                (show, entry.version, entry.at.0, name(entry.hold_id.as_str()), name(entry.holder.as_str()), action)
-                    .hash(&mut hasher);
+                let hold = entry.hold_id.as_ref().map(|id| name(id.as_str()));
+                (show, entry.version, entry.at.0, hold, name(entry.holder.as_str()), action).hash(&mut hasher);
             }
         }
         Ok(hasher.finish())

@@ -3,7 +3,8 @@
 //! It does not use `ShowState`: it re-reads every journal entry and asks
 //! whether the rules allowed it at the instant it was decided at. A history
 //! that passes never has a seat in two active holds, an area over capacity,
-//! a confirmed hold that changed again, or an instant that went backwards.
+//! a blocked seat in a new hold, a confirmed hold that changed again, or an
+//! instant that went backwards.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -41,6 +42,8 @@ pub struct ShowModel {
     rules: HoldRules,
     capacity: HashMap<AreaId, u32>,
     pub holds: BTreeMap<HoldId, ModelHold>,
+    /// Seats the box office blocked.
+    pub blocked: HashSet<SeatId>,
     pub version: i64,
     pub latest: Option<ServerMillis>,
 }
@@ -55,7 +58,14 @@ pub struct Oracle {
 impl Oracle {
     pub fn add_show(&mut self, show: &Show) {
         let capacity = show.areas.iter().map(|area| (area.id.clone(), area.capacity)).collect();
-        let model = ShowModel { rules: show.rules, capacity, holds: BTreeMap::new(), version: 0, latest: None };
+        let model = ShowModel {
+            rules: show.rules,
+            capacity,
+            holds: BTreeMap::new(),
+            blocked: HashSet::new(),
+            version: 0,
+            latest: None,
+        };
         self.shows.insert(show.id.to_string(), model);
     }
 
@@ -63,9 +73,10 @@ impl Oracle {
     pub fn check(&mut self, show_id: &str, entries: &[JournalEntry]) -> Result<(), String> {
         for entry in entries {
             let context =
-                || format!("{show_id} v{} at {} {:?} of {}", entry.version, entry.at.0, entry.action, entry.hold_id);
+                || format!("{show_id} v{} at {} {:?} of {:?}", entry.version, entry.at.0, entry.action, entry.hold_id);
             if let JournalAction::Created { .. } = entry.action
-                && let Some(owner) = self.hold_ids.insert(entry.hold_id.clone(), show_id.to_owned())
+                && let Some(id) = &entry.hold_id
+                && let Some(owner) = self.hold_ids.insert(id.clone(), show_id.to_owned())
             {
                 return Err(format!("{}: hold id already used in show {owner}", context()));
             }
@@ -85,7 +96,12 @@ impl ShowModel {
             return Err(format!("decided before the show's latest instant {:?}", self.latest));
         }
         let now = entry.at;
+        let hold_id = || entry.hold_id.clone().ok_or("a hold's entry without its hold");
         match &entry.action {
+            JournalAction::Blocked { seats, .. } | JournalAction::Unblocked { seats } => {
+                let block = matches!(entry.action, JournalAction::Blocked { .. });
+                self.check_block(entry, seats, block)?;
+            }
             JournalAction::Created { seats, areas, expires_at } => {
                 self.check_create(&entry.holder, seats, areas, *expires_at, now)?;
                 let areas = areas.iter().map(|(area, quantity)| (area.clone(), quantity.get())).collect();
@@ -98,12 +114,27 @@ impl ShowModel {
                     status: Status::Held,
                     created_version: entry.version,
                 };
-                self.holds.insert(entry.hold_id.clone(), hold);
+                self.holds.insert(hold_id()?, hold);
             }
-            action => self.check_transition(&entry.hold_id, &entry.holder, action, now)?,
+            action => self.check_transition(&hold_id()?, &entry.holder, action, now)?,
         }
         self.version = entry.version;
         self.latest = Some(now);
+        Ok(())
+    }
+
+    /// A block names no hold, is the operator's, and flips each of its
+    /// seats (the rules write only the seats that change).
+    fn check_block(&mut self, entry: &JournalEntry, seats: &[SeatId], block: bool) -> Result<(), String> {
+        if entry.hold_id.is_some() || entry.holder.as_str() != "operator" || seats.is_empty() {
+            return Err("a block names no hold, is the operator's and names seats".into());
+        }
+        for seat in seats {
+            let flipped = if block { self.blocked.insert(seat.clone()) } else { self.blocked.remove(seat) };
+            if !flipped {
+                return Err(format!("seat {seat} was already {}", if block { "blocked" } else { "unblocked" }));
+            }
+        }
         Ok(())
     }
 
@@ -121,6 +152,9 @@ impl ShowModel {
         let places = seats.len() as u64 + areas.iter().map(|(_, q)| u64::from(q.get())).sum::<u64>();
         if places == 0 || places > u64::from(self.rules.max_seats_per_hold) {
             return Err(format!("{places} places"));
+        }
+        if let Some(seat) = seats.iter().find(|seat| self.blocked.contains(*seat)) {
+            return Err(format!("seat {seat} is blocked"));
         }
         let active =
             self.holds.values().filter(|h| h.holder == *holder && h.status == Status::Held && h.expires_at > now);
@@ -173,7 +207,9 @@ impl ShowModel {
         }
         let active = hold.status == Status::Held && hold.expires_at > now;
         let (status, expires_at, extensions) = match *action {
-            JournalAction::Created { .. } => return Err("created twice".into()),
+            JournalAction::Created { .. } | JournalAction::Blocked { .. } | JournalAction::Unblocked { .. } => {
+                return Err("not a transition of an existing hold".into());
+            }
             JournalAction::Extended { expires_at, extensions } => {
                 let expected = hold.expires_at.plus_millis(i64::from(self.rules.extension_seconds) * 1000);
                 if !active || extensions != hold.extensions + 1 || extensions > self.rules.max_extensions {

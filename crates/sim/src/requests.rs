@@ -32,6 +32,12 @@ pub enum Ask {
     Get(String),
     List,
     SeatMap(String),
+    /// The box office blocks (or unblocks) seats; sent with the admin token.
+    Block {
+        show: String,
+        seats: Vec<String>,
+        block: bool,
+    },
 }
 
 /// One request of one customer; resent as is when retried.
@@ -125,7 +131,12 @@ impl Spec {
             Ask::Get(id) => ("GET", format!("/api/holds/{id}"), None),
             Ask::List => ("GET", "/api/holds".to_owned(), None),
             Ask::SeatMap(show) => ("GET", format!("/api/shows/{show}/seats"), None),
+            Ask::Block { show, seats, block } => {
+                let method = if *block { "POST" } else { "DELETE" };
+                (method, format!("/api/admin/shows/{show}/blocked"), Some(json!({"seats": seats, "reason": "sim"})))
+            }
         };
+        let token = if matches!(self.ask, Ask::Block { .. }) { crate::world::ADMIN_TOKEN } else { token };
         let builder = Request::builder().method(method).uri(path).header("authorization", format!("Bearer {token}"));
         let Some(json) = body else { return (builder.body(Body::empty()).unwrap_or_default(), None) };
         let bytes = Bytes::from(json.to_string());
@@ -145,7 +156,7 @@ impl Spec {
         match &self.ask {
             Ask::Hold { hold_id, .. } => hold_id.as_deref(),
             Ask::Extend(id) | Ask::Confirm(id) | Ask::Release(id) | Ask::Get(id) => Some(id),
-            Ask::List | Ask::SeatMap(_) => None,
+            Ask::List | Ask::SeatMap(_) | Ask::Block { .. } => None,
         }
     }
 }

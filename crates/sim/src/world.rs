@@ -63,6 +63,9 @@ pub struct World {
     _dir: Option<tempfile::TempDir>,
 }
 
+/// The box office's token: it blocks and unblocks seats.
+pub const ADMIN_TOKEN: &str = "sim-admin-token-that-is-long-enough";
+
 /// Two small shows: one that rejects late payment, one that honours it.
 fn shows() -> anyhow::Result<Vec<Show>> {
     let show = |id: &str, seats: usize, policy: &str| -> anyhow::Result<Show> {
@@ -103,7 +106,8 @@ impl World {
     }
 
     fn start(&self) -> App {
-        let state = AppState::new(Arc::new(self.faulty.clone()), self.clock.shared(), None);
+        let admin = Some(Arc::from(ADMIN_TOKEN));
+        let state = AppState::new(Arc::new(self.faulty.clone()), self.clock.shared(), admin);
         App { router: router(state.clone(), None), state }
     }
 

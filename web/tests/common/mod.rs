@@ -95,6 +95,7 @@ pub fn facts(show: &ShowDefinition, version: i64, held: &[&str], held_until: Ser
                 sold: false,
                 hold_expires_at: held.contains(&seat.id.as_str()).then_some(held_until.0),
                 mine: Some(false),
+                ..Default::default()
             })
             .collect(),
         areas: vec![],
@@ -106,7 +107,13 @@ pub fn change(version: i64, seat: &str, sold: bool, hold_expires_at: Option<Serv
     ChangeEvent {
         version,
         server_time: server_now().0,
-        seats: vec![SeatFact { id: seat.into(), sold, hold_expires_at: hold_expires_at.map(|at| at.0), mine: None }],
+        seats: vec![SeatFact {
+            id: seat.into(),
+            sold,
+            hold_expires_at: hold_expires_at.map(|at| at.0),
+            mine: None,
+            ..Default::default()
+        }],
         areas: vec![],
     }
 }

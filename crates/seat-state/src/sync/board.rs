@@ -22,6 +22,8 @@ pub(super) struct SeatEntry {
     pub hold_expires_at: Option<ServerMillis>,
     /// The snapshot said so; forgotten once a (public) change touches it.
     pub snapshot_mine: bool,
+    /// The box office blocked it.
+    pub blocked: bool,
 }
 
 impl SeatEntry {
@@ -94,6 +96,7 @@ impl Board {
                 sold: fact.sold,
                 hold_expires_at: fact.hold_expires_at.map(ServerMillis),
                 snapshot_mine: fact.mine.unwrap_or(false),
+                blocked: fact.blocked,
             })
             .collect();
         self.areas = map.areas.iter().map(area_entry).collect();
@@ -126,6 +129,7 @@ impl Board {
         entry.sold = fact.sold;
         entry.hold_expires_at = fact.hold_expires_at.map(ServerMillis);
         entry.snapshot_mine = fact.mine.unwrap_or(false);
+        entry.blocked = fact.blocked;
         self.link_seat(at);
         Some(at)
     }

@@ -79,6 +79,8 @@ pub struct SeatView {
     pub state: SeatState,
     /// Held or sold to me.
     pub mine: bool,
+    /// The box office blocked it: not holdable, whatever its state.
+    pub blocked: bool,
 }
 
 /// How one general-admission area looks.
@@ -301,7 +303,7 @@ impl SeatMapSync {
         let now = self.now_or_min();
         let state = entry.state(now);
         let mine = state != SeatState::Free && (entry.snapshot_mine || self.my.is_mine(&entry.id, state, now));
-        SeatView { state, mine }
+        SeatView { state, mine, blocked: entry.blocked }
     }
 
     fn area_view(&self, at: usize) -> AreaView {

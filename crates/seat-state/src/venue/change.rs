@@ -2,7 +2,7 @@
 //! condition the write may happen.
 
 use crate::hold::{Hold, HoldStatus};
-use crate::ids::HoldId;
+use crate::ids::{HoldId, SeatId};
 use crate::time::ServerMillis;
 
 /// What a rule decided for a request that it accepts.
@@ -15,8 +15,9 @@ pub enum Decision {
     Apply(Change),
 }
 
-/// One transition of one hold. Each carries what the conditional write must
-/// check, so a write decided on stale state changes nothing.
+/// One transition of one hold, or the box office blocking or unblocking
+/// seats. Each carries what the conditional write must check, so a write
+/// decided on stale state changes nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
     /// A new hold, status `HELD`. Condition: no hold with this id; at
@@ -37,27 +38,23 @@ pub enum Change {
     /// The expiry sweep: `WHERE status = HELD AND expires_at = deadline`
     /// (and `deadline <= now`): sets `EXPIRED`.
     Expired { hold: HoldId, deadline: ServerMillis },
+    /// The box office takes seats off sale (each not blocked before): no
+    /// new hold may take them. Holds and sales already made stand.
+    Blocked { seats: Vec<SeatId>, reason: String },
+    /// Blocked seats (each blocked before) are on sale again.
+    Unblocked { seats: Vec<SeatId> },
 }
 
 impl Change {
-    /// The hold it changes.
-    pub fn hold_id(&self) -> &HoldId {
+    /// The hold it changes; `None` for blocking and unblocking.
+    pub fn hold_id(&self) -> Option<&HoldId> {
         match self {
-            Self::Created { hold } => &hold.id,
+            Self::Created { hold } => Some(&hold.id),
             Self::Extended { hold, .. }
             | Self::Confirmed { hold, .. }
             | Self::Released { hold, .. }
-            | Self::Expired { hold, .. } => hold,
-        }
-    }
-
-    /// The status it writes.
-    pub fn new_status(&self) -> HoldStatus {
-        match self {
-            Self::Created { .. } | Self::Extended { .. } => HoldStatus::Held,
-            Self::Confirmed { .. } => HoldStatus::Confirmed,
-            Self::Released { .. } => HoldStatus::Released,
-            Self::Expired { .. } => HoldStatus::Expired,
+            | Self::Expired { hold, .. } => Some(hold),
+            Self::Blocked { .. } | Self::Unblocked { .. } => None,
         }
     }
 }

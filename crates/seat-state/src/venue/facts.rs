@@ -46,10 +46,14 @@ impl ShowState {
     }
 
     /// The public facts (no `mine`) of every seat and area `change`'s hold
-    /// names, as they stand: call it after [`ShowState::apply`]. Empty for an
-    /// unknown hold. O(k log n + Σ a).
+    /// names (or a block names), as they stand: call it after
+    /// [`ShowState::apply`]. Empty for an unknown hold. O(k log n + Σ a).
     pub fn facts_touched_by(&self, change: &Change) -> (Vec<wire::SeatFact>, Vec<wire::AreaFact>) {
-        let Some(hold) = self.hold(change.hold_id()) else {
+        if let Change::Blocked { seats, .. } | Change::Unblocked { seats } = change {
+            let at = seats.iter().filter_map(|seat| self.seat_index.get(seat));
+            return (at.map(|&at| self.seat_fact(at, Viewer::Public)).collect(), Vec::new());
+        }
+        let Some(hold) = change.hold_id().and_then(|id| self.hold(id)) else {
             return (Vec::new(), Vec::new());
         };
         let seats = hold
@@ -85,6 +89,8 @@ impl ShowState {
             sold: slot.sold,
             hold_expires_at: hold.filter(|_| !slot.sold).map(|h| h.expires_at.0),
             mine: viewer.mine(hold.map(|h| &h.holder)),
+            blocked: self.blocked[at],
+            channel: self.seat_channel[at].map(|channel| self.show.channels[channel].id.to_string()),
         }
     }
 

@@ -9,6 +9,7 @@
 //! except the whole-map facts.
 
 mod best;
+mod block;
 mod change;
 mod decide;
 mod facts;
@@ -26,6 +27,7 @@ use crate::time::ServerMillis;
 use crate::wire::{HoldOrder, HoldRequestBody};
 
 pub use best::BlockRank;
+pub use block::MAX_BLOCK_REASON;
 pub use change::{Change, Decision};
 
 /// A stored-`HELD` hold by deadline, then id: an order that does not
@@ -75,6 +77,8 @@ pub struct ShowState {
     focus: Point,
     /// Per seat, the channel (index into the show's) it is kept for.
     seat_channel: Vec<Option<usize>>,
+    /// Per seat, whether the box office blocked it.
+    blocked: Vec<bool>,
 }
 
 impl ShowState {
@@ -96,6 +100,7 @@ impl ShowState {
             rows: best::rows_of(&show),
             focus: best::focus_of(&show),
             seat_channel,
+            blocked: vec![false; show.seats.len()],
             seats: vec![SeatSlot::default(); show.seats.len()],
             areas: vec![AreaSlot::default(); show.areas.len()],
             show,
@@ -167,10 +172,11 @@ impl ShowState {
         Ok(HoldRequest { hold_id, seats: Vec::new(), areas: Vec::new(), best, channel })
     }
 
-    /// Whether seat `at` may be held with this channel code: it is kept for
-    /// no channel, or for the one with that code.
+    /// Whether seat `at` may be held with this channel code: it is not
+    /// blocked, and kept for no channel or for the one with that code.
     fn open_to(&self, at: usize, code: Option<&str>) -> bool {
-        self.seat_channel[at].is_none_or(|channel| code == Some(self.show.channels[channel].code.as_str()))
+        !self.blocked[at]
+            && self.seat_channel[at].is_none_or(|channel| code == Some(self.show.channels[channel].code.as_str()))
     }
 
     /// Places of `area` that a new hold could take at `now`: capacity minus
@@ -227,19 +233,27 @@ impl ShowState {
     }
 
     fn apply_inner(&mut self, change: &Change) -> bool {
-        if let Change::Created { hold } = change {
-            if self.hold_index.contains_key(&hold.id) || hold.stored_status != HoldStatus::Held {
-                return false;
+        let hold_id = match change {
+            Change::Created { hold } => {
+                if self.hold_index.contains_key(&hold.id) || hold.stored_status != HoldStatus::Held {
+                    return false;
+                }
+                self.insert(hold.clone());
+                return true;
             }
-            self.insert(hold.clone());
-            return true;
-        }
-        let Some(&at) = self.hold_index.get(change.hold_id()) else {
+            Change::Blocked { seats, .. } => return self.set_blocked(seats, true),
+            Change::Unblocked { seats } => return self.set_blocked(seats, false),
+            Change::Extended { hold, .. }
+            | Change::Confirmed { hold, .. }
+            | Change::Released { hold, .. }
+            | Change::Expired { hold, .. } => hold,
+        };
+        let Some(&at) = self.hold_index.get(hold_id) else {
             return false;
         };
         let hold = &self.holds[at];
         match *change {
-            Change::Created { .. } => false,
+            Change::Created { .. } | Change::Blocked { .. } | Change::Unblocked { .. } => false,
             Change::Extended { from, to, extensions, .. } => {
                 if hold.stored_status != HoldStatus::Held || hold.expires_at != from {
                     return false;

@@ -66,3 +66,26 @@ pub struct ShowStats {
     pub median_seconds_to_confirm: Option<f64>,
     pub server_time: i64,
 }
+
+/// `POST` (block) and `DELETE` (unblock) `/api/admin/shows/{showId}/blocked`.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct BlockRequest {
+    /// Seat ids of the show, at least one.
+    #[cfg_attr(feature = "openapi", schema(min_items = 1))]
+    pub seats: Vec<String>,
+    /// Why (kept in the journal), at most 200 characters.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(max_length = 200))]
+    pub reason: Option<String>,
+}
+
+/// Every blocked seat of the show, after the request.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct BlockedSeats {
+    pub blocked: Vec<String>,
+    pub server_time: i64,
+}

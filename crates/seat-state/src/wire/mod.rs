@@ -11,7 +11,7 @@ mod venue;
 
 use serde::{Deserialize, Serialize};
 
-pub use admin::{HoldCounts, OperatorHold, OperatorHoldList, PlaceCounts, ShowStats};
+pub use admin::{BlockRequest, BlockedSeats, HoldCounts, OperatorHold, OperatorHoldList, PlaceCounts, ShowStats};
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};
 pub use venue::{CategoryDefinition, ChannelDefinition, Focus, ShowDocument, ShowOffer, VenueSeat};
@@ -121,7 +121,7 @@ pub struct ShowList {
 }
 
 /// Facts about one seat: the client derives its state from them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "js", derive(tsify::Tsify), tsify(missing_as_null))]
 #[serde(rename_all = "camelCase")]
@@ -133,6 +133,12 @@ pub struct SeatFact {
     /// Held or sold to the asking session. Omitted in public event payloads.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mine: Option<bool>,
+    /// The box office blocked it: nobody may hold it. Omitted when false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blocked: bool,
+    /// The channel it is kept for: only that channel's code may hold it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub channel: Option<String>,
 }
 
 /// One hold's share of an area.

@@ -4,6 +4,8 @@
 // Each test binary uses a different part of this.
 #![allow(dead_code)]
 
+pub mod hall;
+
 use std::sync::Arc;
 
 use seat_state::wire::{ChangeEvent, HoldRequestBody, RequestedQuantity, ShowInput};

@@ -265,6 +265,9 @@ impl ShowActor {
                 Write::Expire { reply, .. } => {
                     drop(reply.send(outcome.and_then(Outcome::expiry).map(|value| Answer { at, value })));
                 }
+                Write::Block { reply, .. } => {
+                    drop(reply.send(outcome.and_then(Outcome::blocked).map(|value| Answer { at, value })));
+                }
             }
         }
         self.metrics.stage(Stage::Publish, publishing);
@@ -366,7 +369,7 @@ impl ShowActor {
             Change::Confirmed { .. } => &self.metrics.holds_confirmed,
             Change::Released { .. } => &self.metrics.holds_released,
             Change::Expired { .. } => &self.metrics.holds_expired,
-            Change::Extended { .. } => return,
+            Change::Extended { .. } | Change::Blocked { .. } | Change::Unblocked { .. } => return,
         };
         counter.inc();
     }
@@ -377,6 +380,7 @@ pub fn restored(mut state: ShowState, loaded: LoadedHolds) -> ShowState {
     for hold in loaded.holds {
         state.restore(hold);
     }
+    state.restore_blocked(&loaded.blocked);
     state.set_version(loaded.version);
     state
 }

@@ -3,7 +3,7 @@
 use tokio::sync::oneshot;
 
 use seat_state::wire::{HoldBody, HoldOrder, SeatMap};
-use seat_state::{HoldId, HolderId, ServerMillis};
+use seat_state::{HoldId, HolderId, SeatId, ServerMillis};
 
 use crate::store::DueExpiry;
 
@@ -69,9 +69,29 @@ pub enum Command {
 /// A request that may change the show. It carries no instant: the writer
 /// reads the clock once per batch and decides the whole batch at that instant.
 pub enum Write {
-    Create { holder: HolderId, body: HoldOrder, generated_id: HoldId, reply: Reply<Written> },
-    Act { action: Action, holder: HolderId, hold: HoldId, reply: Reply<Written> },
-    Expire { due: DueExpiry, reply: Reply<Expiry> },
+    Create {
+        holder: HolderId,
+        body: HoldOrder,
+        generated_id: HoldId,
+        reply: Reply<Written>,
+    },
+    Act {
+        action: Action,
+        holder: HolderId,
+        hold: HoldId,
+        reply: Reply<Written>,
+    },
+    Expire {
+        due: DueExpiry,
+        reply: Reply<Expiry>,
+    },
+    /// The box office blocks seats (`reason: Some`) or unblocks them
+    /// (`None`); answered with every seat blocked afterwards.
+    Block {
+        seats: Vec<SeatId>,
+        reason: Option<String>,
+        reply: Reply<Vec<String>>,
+    },
 }
 
 /// A request that only looks, at `now` (the request's instant) or the
@@ -88,6 +108,7 @@ impl Write {
         match self {
             Self::Create { reply, .. } | Self::Act { reply, .. } => drop(reply.send(Err(error()))),
             Self::Expire { reply, .. } => drop(reply.send(Err(error()))),
+            Self::Block { reply, .. } => drop(reply.send(Err(error()))),
         }
     }
 }

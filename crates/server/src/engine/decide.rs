@@ -11,13 +11,15 @@ use seat_state::{Change, Decision, HoldId, HolderId, Rejection, ServerMillis};
 use crate::store::Transition;
 
 use super::actor::ShowActor;
-use super::commands::{Action, Expiry, Write, Written};
+use super::commands::{Action, Expiry, OPERATOR, Write, Written};
 use super::error::EngineError;
 
 /// A decided write, answered once its batch is durable.
 pub enum Outcome {
     Written(Written),
     Expiry(Expiry),
+    /// Every seat blocked once the block or unblock is applied.
+    Blocked(Vec<String>),
 }
 
 /// A batch decided at one instant: what to write, announce and answer.
@@ -71,6 +73,16 @@ impl ShowActor {
                 (decision, hold.clone(), holder)
             }
             Write::Expire { due, reply: _ } => return Ok(Outcome::Expiry(self.decide_expiry(due, now, staged))),
+            Write::Block { seats, reason, reply: _ } => {
+                let decision = match reason {
+                    Some(reason) => self.state.decide_block(seats, reason),
+                    None => self.state.decide_unblock(seats),
+                }?;
+                if let Decision::Apply(change) = decision {
+                    self.stage(change, HolderId::new(OPERATOR), now, staged);
+                }
+                return Ok(Outcome::Blocked(self.state.blocked_seats().map(ToString::to_string).collect()));
+            }
         };
         let created = matches!(write, Write::Create { .. }) && matches!(decision, Decision::Apply(_));
         if let Decision::Apply(change) = decision {
@@ -122,14 +134,21 @@ impl Outcome {
     pub fn written(self) -> Result<Written, EngineError> {
         match self {
             Self::Written(written) => Ok(written),
-            Self::Expiry(_) => Err(EngineError::internal("an expiry outcome for a hold request")),
+            _ => Err(EngineError::internal("another outcome for a hold request")),
         }
     }
 
     pub fn expiry(self) -> Result<Expiry, EngineError> {
         match self {
             Self::Expiry(expiry) => Ok(expiry),
-            Self::Written(_) => Err(EngineError::internal("a hold outcome for an expiry")),
+            _ => Err(EngineError::internal("another outcome for an expiry")),
+        }
+    }
+
+    pub fn blocked(self) -> Result<Vec<String>, EngineError> {
+        match self {
+            Self::Blocked(seats) => Ok(seats),
+            _ => Err(EngineError::internal("another outcome for a block")),
         }
     }
 }

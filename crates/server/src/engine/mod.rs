@@ -19,7 +19,7 @@ use std::sync::{Arc, RwLock};
 use tokio::sync::{OnceCell, broadcast, mpsc, oneshot};
 
 use seat_state::wire::{HoldBody, HoldOrder, SeatMap};
-use seat_state::{HoldId, HolderId, ServerMillis, ShowState};
+use seat_state::{HoldId, HolderId, SeatId, ServerMillis, ShowState};
 
 use crate::clock::SharedClock;
 use crate::metrics::Metrics;
@@ -243,6 +243,12 @@ impl ShowHandle {
     /// Expires a hold if the outbox entry's deadline is still the stored one.
     pub async fn expire(&self, due: DueExpiry) -> Result<Decided<Expiry>, EngineError> {
         self.ask(|reply| Command::Write(Write::Expire { due, reply })).await
+    }
+
+    /// Blocks `seats` (with a reason) or unblocks them (`None`); answers
+    /// with every seat blocked afterwards.
+    pub async fn block(&self, seats: Vec<SeatId>, reason: Option<String>) -> Result<Decided<Vec<String>>, EngineError> {
+        self.ask(|reply| Command::Write(Write::Block { seats, reason, reply })).await
     }
 
     /// One of `holder`'s holds.

@@ -9,14 +9,14 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use seat_state::wire::{ErrorBody, HoldBody, OperatorHoldList, ShowStats};
-use seat_state::{HolderId, Show};
+use seat_state::wire::{BlockRequest, BlockedSeats, ErrorBody, HoldBody, OperatorHoldList, ShowStats};
+use seat_state::{HolderId, MAX_BLOCK_REASON, Rejection, SeatId, Show};
 
 use super::holds::{decided, show_of};
 use super::shows::Admin;
 use crate::engine::{Action, Decided, OPERATOR};
-use crate::error::AppError;
-use crate::extract::Now;
+use crate::error::{AppError, DecidedAt};
+use crate::extract::{ApiJson, Now};
 use crate::operator;
 use crate::state::AppState;
 use crate::store::{JournalEntry, replay};
@@ -27,6 +27,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(release_hold))
         .routes(routes!(show_stats))
         .routes(routes!(show_journal))
+        .routes(routes!(block_seats, unblock_seats))
 }
 
 /// The show and its whole journal, oldest first; 404 for an unknown show.
@@ -126,4 +127,74 @@ async fn show_journal(
     } else {
         ([(CONTENT_TYPE, "application/jsonl; charset=utf-8")], operator::json_lines(&journal)?).into_response()
     })
+}
+
+/// Takes seats off sale: nobody may hold them from now on (holds and sales
+/// made before stand). Blocking a blocked seat again changes nothing.
+#[utoipa::path(post, path = "/admin/shows/{showId}/blocked", tag = "admin", security(("admin" = [])),
+    params(("showId" = String, Path, description = "The show's id")),
+    request_body = BlockRequest,
+    responses((status = 200, description = "every blocked seat of the show", body = BlockedSeats),
+        (status = 400, description = "bad_request: not JSON of this shape, or a reason over 200 characters", body = ErrorBody),
+        (status = 401, description = "unauthorized", body = ErrorBody),
+        (status = 403, description = "admin_disabled", body = ErrorBody),
+        (status = 404, description = "unknown_show", body = ErrorBody),
+        (status = 413, description = "payload_too_large", body = ErrorBody),
+        (status = 422, description = "invalid_seats: none, or unknown ones (named in seats)", body = ErrorBody),
+        (status = 503, description = "unavailable: the show's storage is failing (Retry-After)", body = ErrorBody)))]
+async fn block_seats(
+    _: Admin,
+    State(state): State<AppState>,
+    Path(show_id): Path<String>,
+    request: axum::extract::Request,
+) -> Result<Response, AppError> {
+    block_or_unblock(&state, &show_id, request, true).await
+}
+
+/// Puts blocked seats back on sale; the same body as blocking.
+#[utoipa::path(delete, path = "/admin/shows/{showId}/blocked", tag = "admin", security(("admin" = [])),
+    params(("showId" = String, Path, description = "The show's id")),
+    request_body = BlockRequest,
+    responses((status = 200, description = "every seat still blocked", body = BlockedSeats),
+        (status = 400, description = "bad_request: not JSON of this shape, or a reason over 200 characters", body = ErrorBody),
+        (status = 401, description = "unauthorized", body = ErrorBody),
+        (status = 403, description = "admin_disabled", body = ErrorBody),
+        (status = 404, description = "unknown_show", body = ErrorBody),
+        (status = 413, description = "payload_too_large", body = ErrorBody),
+        (status = 422, description = "invalid_seats: none, or unknown ones (named in seats)", body = ErrorBody),
+        (status = 503, description = "unavailable: the show's storage is failing (Retry-After)", body = ErrorBody)))]
+async fn unblock_seats(
+    _: Admin,
+    State(state): State<AppState>,
+    Path(show_id): Path<String>,
+    request: axum::extract::Request,
+) -> Result<Response, AppError> {
+    block_or_unblock(&state, &show_id, request, false).await
+}
+
+/// The show first (404), then the body (413, 400, 422), then the decision
+/// at the show's writer.
+async fn block_or_unblock(
+    state: &AppState,
+    show_id: &str,
+    request: axum::extract::Request,
+    block: bool,
+) -> Result<Response, AppError> {
+    use axum::extract::FromRequest;
+    let show = state.engines.show(show_id).await?.ok_or(AppError::UnknownShow)?;
+    let ApiJson(body) = ApiJson::<BlockRequest>::from_request(request, state).await?;
+    let reason = body.reason.unwrap_or_default();
+    if reason.chars().count() > MAX_BLOCK_REASON {
+        return Err(AppError::BadRequest(format!("reason is longer than {MAX_BLOCK_REASON} characters")));
+    }
+    let invalid: Vec<String> = body.seats.iter().filter(|seat| SeatId::parse(seat).is_err()).cloned().collect();
+    if !invalid.is_empty() {
+        return Err(Rejection::InvalidSeats { seats: invalid }.into());
+    }
+    let seats = body.seats.iter().filter_map(|seat| SeatId::parse(seat).ok()).collect();
+    let blocked = show.block(seats, block.then_some(reason)).await?;
+    let answer = BlockedSeats { blocked: blocked.value, server_time: blocked.at.0 };
+    let mut response = (StatusCode::OK, Json(answer)).into_response();
+    response.extensions_mut().insert(DecidedAt(blocked.at));
+    Ok(response)
 }

@@ -1,7 +1,7 @@
 //! The journal as every store keeps it: one entry per transition, and how
 //! entries become holds again. The SQL stores share one row codec.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, SeatId, ServerMillis, ShowState};
 
@@ -14,7 +14,9 @@ pub struct JournalEntry {
     pub version: i64,
     /// The instant it was decided at.
     pub at: ServerMillis,
-    pub hold_id: HoldId,
+    /// The hold it changed; `None` for a block or unblock.
+    pub hold_id: Option<HoldId>,
+    /// Whose hold it is; the operator for a block or unblock.
     pub holder: HolderId,
     pub action: JournalAction,
 }
@@ -22,11 +24,29 @@ pub struct JournalEntry {
 /// What a journal entry did to its hold.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum JournalAction {
-    Created { seats: Vec<SeatId>, areas: Vec<(AreaId, Quantity)>, expires_at: ServerMillis },
-    Extended { expires_at: ServerMillis, extensions: u32 },
-    Confirmed { late: bool },
+    Created {
+        seats: Vec<SeatId>,
+        areas: Vec<(AreaId, Quantity)>,
+        expires_at: ServerMillis,
+    },
+    Extended {
+        expires_at: ServerMillis,
+        extensions: u32,
+    },
+    Confirmed {
+        late: bool,
+    },
     Released,
     Expired,
+    /// The box office took these seats off sale.
+    Blocked {
+        seats: Vec<SeatId>,
+        reason: String,
+    },
+    /// The box office put these seats back on sale.
+    Unblocked {
+        seats: Vec<SeatId>,
+    },
 }
 
 impl From<&Transition> for JournalEntry {
@@ -43,11 +63,15 @@ impl From<&Transition> for JournalEntry {
             Change::Confirmed { late, .. } => JournalAction::Confirmed { late: *late },
             Change::Released { .. } => JournalAction::Released,
             Change::Expired { .. } => JournalAction::Expired,
+            Change::Blocked { seats, reason } => {
+                JournalAction::Blocked { seats: seats.clone(), reason: reason.clone() }
+            }
+            Change::Unblocked { seats } => JournalAction::Unblocked { seats: seats.clone() },
         };
         Self {
             version: transition.version,
             at: transition.at,
-            hold_id: transition.change.hold_id().clone(),
+            hold_id: transition.change.hold_id().cloned(),
             holder: transition.holder.clone(),
             action,
         }
@@ -59,7 +83,7 @@ impl JournalEntry {
     pub fn created_hold(&self) -> Option<Hold> {
         let JournalAction::Created { seats, areas, expires_at } = &self.action else { return None };
         Some(Hold {
-            id: self.hold_id.clone(),
+            id: self.hold_id.clone()?,
             holder: self.holder.clone(),
             seats: seats.clone(),
             areas: areas.clone(),
@@ -75,13 +99,22 @@ impl JournalEntry {
     /// The change this entry made, as `state` (at the version before it)
     /// applies it; `None` when it names a hold `state` does not have.
     pub fn change_for(&self, state: &ShowState) -> Option<Change> {
+        match &self.action {
+            JournalAction::Blocked { seats, reason } => {
+                return Some(Change::Blocked { seats: seats.clone(), reason: reason.clone() });
+            }
+            JournalAction::Unblocked { seats } => return Some(Change::Unblocked { seats: seats.clone() }),
+            _ => {}
+        }
         if let Some(hold) = self.created_hold() {
             return Some(Change::Created { hold });
         }
-        let stored = state.hold(&self.hold_id)?;
+        let stored = state.hold(self.hold_id.as_ref()?)?;
         let hold = stored.id.clone();
         Some(match self.action {
-            JournalAction::Created { .. } => return None,
+            JournalAction::Created { .. } | JournalAction::Blocked { .. } | JournalAction::Unblocked { .. } => {
+                return None;
+            }
             JournalAction::Extended { expires_at, extensions } => {
                 Change::Extended { hold, from: stored.expires_at, to: expires_at, extensions }
             }
@@ -92,23 +125,30 @@ impl JournalEntry {
     }
 }
 
-/// The holds a journal describes, oldest first: how every store rebuilds a
-/// show. `version` is the show's stored version.
+/// The holds (and blocked seats) a journal describes, oldest first: how
+/// every store rebuilds a show. `version` is the show's stored version.
 pub fn replay(version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHolds> {
     let mut holds: Vec<Hold> = Vec::new();
     let mut by_id: HashMap<&HoldId, usize> = HashMap::new();
+    let mut blocked = BTreeSet::new();
     for entry in journal {
+        match &entry.action {
+            JournalAction::Blocked { seats, .. } => blocked.extend(seats.iter().cloned()),
+            JournalAction::Unblocked { seats } => seats.iter().for_each(|seat| _ = blocked.remove(seat)),
+            _ => {}
+        }
+        let Some(hold_id) = &entry.hold_id else { continue };
         if let Some(hold) = entry.created_hold() {
-            by_id.insert(&entry.hold_id, holds.len());
+            by_id.insert(hold_id, holds.len());
             holds.push(hold);
             continue;
         }
         let hold = by_id
-            .get(&entry.hold_id)
+            .get(hold_id)
             .and_then(|&at| holds.get_mut(at))
-            .ok_or_else(|| anyhow::anyhow!("the journal names unknown hold {}", entry.hold_id))?;
+            .ok_or_else(|| anyhow::anyhow!("the journal names unknown hold {hold_id}"))?;
         match entry.action {
-            JournalAction::Created { .. } => {}
+            JournalAction::Created { .. } | JournalAction::Blocked { .. } | JournalAction::Unblocked { .. } => {}
             JournalAction::Extended { expires_at, extensions } => {
                 (hold.expires_at, hold.extensions) = (expires_at, extensions)
             }
@@ -118,13 +158,14 @@ pub fn replay(version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHo
         }
     }
     let latest_at = journal.iter().map(|entry| entry.at).max();
-    Ok(LoadedHolds { version, holds, latest_at })
+    Ok(LoadedHolds { version, holds, blocked: blocked.into_iter().collect(), latest_at })
 }
 
 /// A journal row's columns after its show, version, instant, hold and holder.
 pub struct Row {
     pub action: &'static str,
-    /// created: `{"seats": ["B7", …], "areas": [["standing", 2], …]}`
+    /// created: `{"seats": ["B7", …], "areas": [["standing", 2], …]}`;
+    /// blocked: `{"seats": […], "reason": "…"}`; unblocked: `{"seats": […]}`.
     pub places: Option<String>,
     /// created, extended: the deadline from now on.
     pub expires_at: Option<i64>,
@@ -134,11 +175,29 @@ pub struct Row {
     pub late: Option<bool>,
 }
 
-/// The `places` of a `created` row.
+/// The `places` of a `created`, `blocked` or `unblocked` row.
 #[derive(serde::Serialize, serde::Deserialize)]
 struct Places {
     seats: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     areas: Vec<(String, u32)>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+}
+
+impl Places {
+    fn seats(seats: &[SeatId], reason: Option<&str>) -> Option<String> {
+        let seats = seats.iter().map(ToString::to_string).collect();
+        serde_json::to_string(&Self { seats, areas: Vec::new(), reason: reason.map(str::to_owned) }).ok()
+    }
+
+    fn read(action: &str, places: Option<&str>) -> anyhow::Result<Self> {
+        Ok(serde_json::from_str(places.ok_or_else(|| anyhow::anyhow!("{action} without places"))?)?)
+    }
+
+    fn seat_ids(&self) -> anyhow::Result<Vec<SeatId>> {
+        Ok(self.seats.iter().map(|seat| SeatId::parse(seat)).collect::<Result<_, _>>()?)
+    }
 }
 
 impl Row {
@@ -150,6 +209,7 @@ impl Row {
                 let places = Places {
                     seats: hold.seats.iter().map(ToString::to_string).collect(),
                     areas: hold.areas.iter().map(|(area, quantity)| (area.to_string(), quantity.get())).collect(),
+                    reason: None,
                 };
                 Self {
                     places: serde_json::to_string(&places).ok(),
@@ -163,6 +223,8 @@ impl Row {
             Change::Confirmed { late, .. } => Self { late: Some(*late), ..row("confirmed") },
             Change::Released { .. } => row("released"),
             Change::Expired { .. } => row("expired"),
+            Change::Blocked { seats, reason } => Self { places: Places::seats(seats, Some(reason)), ..row("blocked") },
+            Change::Unblocked { seats } => Self { places: Places::seats(seats, None), ..row("unblocked") },
         }
     }
 
@@ -178,10 +240,9 @@ impl Row {
             || expires_at.map(ServerMillis).ok_or_else(|| anyhow::anyhow!("a {action} entry without a deadline"));
         Ok(match action {
             "created" => {
-                let places: Places =
-                    serde_json::from_str(places.ok_or_else(|| anyhow::anyhow!("created without places"))?)?;
+                let places = Places::read(action, places)?;
                 JournalAction::Created {
-                    seats: places.seats.iter().map(|seat| SeatId::parse(seat)).collect::<Result<_, _>>()?,
+                    seats: places.seat_ids()?,
                     areas: places
                         .areas
                         .iter()
@@ -199,6 +260,11 @@ impl Row {
             "confirmed" => JournalAction::Confirmed { late: late.unwrap_or(false) },
             "released" => JournalAction::Released,
             "expired" => JournalAction::Expired,
+            "blocked" => {
+                let places = Places::read(action, places)?;
+                JournalAction::Blocked { seats: places.seat_ids()?, reason: places.reason.unwrap_or_default() }
+            }
+            "unblocked" => JournalAction::Unblocked { seats: Places::read(action, places)?.seat_ids()? },
             other => anyhow::bail!("unknown journal action {other:?}"),
         })
     }

@@ -17,7 +17,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use seat_state::wire::ShowSummary;
-use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis, Show};
+use seat_state::{Change, Hold, HoldId, HolderId, SeatId, ServerMillis, Show};
 
 pub use faulty::{CommitFault, Faults, FaultyStore};
 pub use journal::{JournalAction, JournalEntry, replay};
@@ -68,6 +68,8 @@ pub struct LoadedHolds {
     pub version: i64,
     /// Every hold, oldest first.
     pub holds: Vec<Hold>,
+    /// The seats blocked now.
+    pub blocked: Vec<SeatId>,
     /// The latest instant any of its transitions was decided at: the show's
     /// writer never decides earlier, even if the clock stepped back.
     pub latest_at: Option<ServerMillis>,

@@ -134,7 +134,7 @@ pub(crate) async fn two_stores_deciding_one_seat_from_the_same_version_one_wins(
             other => panic!("round {round}: exactly one commit wins, the other is stale: {other:?}"),
         };
         assert_eq!(b.journal(&show_id, 0).await.unwrap(), entries(&[winner]), "round {round}");
-        assert_eq!(a.hold_show(loser.change.hold_id()).await.unwrap(), None, "round {round}");
+        assert_eq!(a.hold_show(loser.change.hold_id().unwrap()).await.unwrap(), None, "round {round}");
         assert_eq!(a.load_holds(&show_id).await.unwrap().version, 1, "round {round}");
     }
 }

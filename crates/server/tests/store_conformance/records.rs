@@ -268,7 +268,12 @@ pub(crate) async fn the_journal_after_a_version_is_exactly_the_later_entries_in_
     let four = act(&mut state, "h-2", confirm, at(2));
     let release = state.decide_release(&HolderId::new("h-1"), &id("hold-one"), at(3));
     let five = act(&mut state, "h-1", release, at(3));
-    let all = [one, two, three, four, five];
+    let seats = |ids: &[&str]| ids.iter().map(|seat| seat_state::SeatId::parse(seat).unwrap()).collect::<Vec<_>>();
+    let block = state.decide_block(&seats(&["A2", "A3"]), "desk");
+    let six = act(&mut state, "operator", block, at(4));
+    let unblock = state.decide_unblock(&seats(&["A2"]));
+    let seven = act(&mut state, "operator", unblock, at(4));
+    let all = [one, two, three, four, five, six, seven];
     commit(store, "conf", &all[..1]).await.unwrap();
     let mut other = ShowState::new(second);
     let elsewhere = decide(&mut other, "h-1", json!({"seats": ["A1"]}), "hold-elsewhere", at(0));
@@ -278,12 +283,15 @@ pub(crate) async fn the_journal_after_a_version_is_exactly_the_later_entries_in_
 
     let expected = entries(&all);
     assert!(matches!(expected[2].action, JournalAction::Extended { extensions: 1, .. }));
-    for after in 0..=5 {
+    assert!(matches!(&expected[5].action, JournalAction::Blocked { reason, .. } if reason == "desk"));
+    assert_eq!(expected[6].hold_id, None, "a block names no hold");
+    for after in 0..=7 {
         assert_eq!(store.journal("conf", after).await.unwrap(), expected[after as usize..], "after version {after}");
     }
     assert_eq!(store.journal("conf", 99).await.unwrap(), []);
     assert_eq!(store.journal("conf-two", 0).await.unwrap(), entries(&[elsewhere]));
     assert_eq!(store.journal("no-such-show", 0).await.unwrap(), []);
+    assert_eq!(store.load_holds("conf").await.unwrap().blocked, seats(&["A3"]), "blocked, then A2 unblocked");
 }
 
 /// Every hold id finds its show, and every holder their holds across

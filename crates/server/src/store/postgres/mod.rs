@@ -37,7 +37,10 @@ use self::tls::Tls;
 use super::{Batch, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition, replay};
 
 /// Migrations, in order; each runs once, under a lock, in its own transaction.
-const MIGRATIONS: [&str; 1] = [include_str!("../../../migrations/postgres/0001_schema.sql")];
+const MIGRATIONS: [&str; 2] = [
+    include_str!("../../../migrations/postgres/0001_schema.sql"),
+    include_str!("../../../migrations/postgres/0002_blocked_seats.sql"),
+];
 /// The `NOTIFY` channel batch commits announce their show on.
 const CHANNEL: &str = "seathold_changes";
 /// Connections per process: a writer per busy show, reads, the sweep.

@@ -23,7 +23,7 @@ pub async fn journal(client: &impl GenericClient, show_id: &str, after: i64) -> 
             Ok(JournalEntry {
                 version: row.get(0),
                 at: ServerMillis(row.get(1)),
-                hold_id: HoldId::parse(row.get(2))?,
+                hold_id: row.get::<_, Option<&str>>(2).map(HoldId::parse).transpose()?,
                 holder: HolderId::new(row.get::<_, String>(3)),
                 action: Row::action(&action, places.as_deref(), row.get(6), row.get(7), row.get(8))?,
             })
@@ -36,7 +36,7 @@ pub async fn journal(client: &impl GenericClient, show_id: &str, after: i64) -> 
 pub struct Columns {
     pub version: Vec<i64>,
     pub at: Vec<i64>,
-    pub hold_id: Vec<String>,
+    pub hold_id: Vec<Option<String>>,
     pub holder_id: Vec<String>,
     pub action: Vec<&'static str>,
     pub places: Vec<Option<String>>,
@@ -63,7 +63,7 @@ pub fn columns(transitions: &[Transition]) -> (Columns, Claims) {
         let row = Row::of(&transition.change);
         journal.version.push(transition.version);
         journal.at.push(transition.at.0);
-        journal.hold_id.push(transition.change.hold_id().to_string());
+        journal.hold_id.push(transition.change.hold_id().map(ToString::to_string));
         journal.holder_id.push(transition.holder.to_string());
         journal.action.push(row.action);
         journal.places.push(row.places);
@@ -83,7 +83,11 @@ pub fn columns(transitions: &[Transition]) -> (Columns, Claims) {
                 claims.outbox_hold.push(hold.to_string());
                 claims.outbox_deadline.push(to.0);
             }
-            Change::Confirmed { .. } | Change::Released { .. } | Change::Expired { .. } => {}
+            Change::Confirmed { .. }
+            | Change::Released { .. }
+            | Change::Expired { .. }
+            | Change::Blocked { .. }
+            | Change::Unblocked { .. } => {}
         }
     }
     (journal, claims)

@@ -52,7 +52,11 @@ fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Resul
             add_outbox(tx, show_id, &hold.id, hold.expires_at)?;
         }
         Change::Extended { hold, to, .. } => add_outbox(tx, show_id, hold, *to)?,
-        Change::Confirmed { .. } | Change::Released { .. } | Change::Expired { .. } => {}
+        Change::Confirmed { .. }
+        | Change::Released { .. }
+        | Change::Expired { .. }
+        | Change::Blocked { .. }
+        | Change::Unblocked { .. } => {}
     }
     let row = Row::of(&transition.change);
     exec(
@@ -63,7 +67,7 @@ fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Resul
             show_id,
             transition.version,
             transition.at.0,
-            transition.change.hold_id().as_str(),
+            transition.change.hold_id().map(HoldId::as_str),
             transition.holder.as_str(),
             row.action,
             row.places,
@@ -131,7 +135,7 @@ pub fn journal(connection: &Connection, show_id: &str, after: i64) -> anyhow::Re
         entries.push(JournalEntry {
             version: row.get(0)?,
             at: ServerMillis(row.get(1)?),
-            hold_id: HoldId::parse(&row.get::<_, String>(2)?)?,
+            hold_id: row.get::<_, Option<String>>(2)?.map(|id| HoldId::parse(&id)).transpose()?,
             holder: HolderId::new(row.get::<_, String>(3)?),
             action,
         });

@@ -31,6 +31,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0002_sessions.sql")),
         M::up(include_str!("../../../migrations/0003_holds.sql")),
         M::up(include_str!("../../../migrations/0004_hold_ids.sql")),
+        M::up(include_str!("../../../migrations/0005_blocked_seats.sql")),
     ])
 }
 
@@ -333,4 +334,45 @@ fn mark_done(connection: &mut Connection, seqs: &[i64], now: ServerMillis) -> an
     }
     transaction.commit()?;
     Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use rusqlite::Connection;
+
+    use super::migrations;
+
+    #[test]
+    fn the_blocked_seats_migration_keeps_every_journal_row_and_checks_who_names_a_hold() {
+        let mut db = Connection::open_in_memory().unwrap();
+        migrations().validate().unwrap();
+        migrations().to_version(&mut db, 4).unwrap();
+        db.execute_batch(
+            "INSERT INTO shows (id, name, seat_count, area_count, version, created_at) VALUES ('s', 'S', 1, 0, 2, 0);
+             INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, places, expires_at)
+                 VALUES ('s', 1, 10, 'hold-0001', 'h', 'created', '{\"seats\":[\"A1\"],\"areas\":[]}', 99);
+             INSERT INTO journal (show_id, version, at, hold_id, holder_id, action) VALUES ('s', 2, 20, 'hold-0001', 'h', 'released');",
+        )
+        .unwrap();
+        migrations().to_latest(&mut db).unwrap();
+        let kept: Vec<(i64, String)> = db
+            .prepare("SELECT version, action FROM journal ORDER BY version")
+            .unwrap()
+            .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(kept, [(1, "created".to_owned()), (2, "released".to_owned())]);
+        let insert = |version: i64, hold: Option<&str>, action: &str| {
+            db.execute(
+                "INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, places)
+                 VALUES ('s', ?1, 30, ?2, 'operator', ?3, '{\"seats\":[\"A1\"]}')",
+                rusqlite::params![version, hold, action],
+            )
+        };
+        insert(3, None, "blocked").unwrap();
+        assert!(insert(4, None, "released").is_err(), "a hold's transition names its hold");
+        assert!(insert(4, Some("hold-0001"), "unblocked").is_err(), "a block names no hold");
+    }
 }
