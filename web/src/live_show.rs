@@ -124,11 +124,24 @@ fn keep_clock_synced(live: StoredValue<LiveMap, LocalStorage>) {
 
 /// Fetches the seat map every [`POLL_MS`] while `connection` says
 /// polling (the stream was refused), feeding each newer map to the live
-/// map; stops once a stream is open again, or the page goes.
-fn poll(show_id: String, live: StoredValue<LiveMap, LocalStorage>, connection: RwSignal<Connection>) {
+/// map; stops once a stream is open again (or a newer poller took over:
+/// `polls` counts them), or the page goes.
+fn poll(
+    show_id: String,
+    live: StoredValue<LiveMap, LocalStorage>,
+    connection: RwSignal<Connection>,
+    polls: StoredValue<u32>,
+) {
+    let Some(mine) = polls.try_update_value(|count| {
+        *count += 1;
+        *count
+    }) else {
+        return;
+    };
     spawn_local(async move {
         loop {
-            if connection.try_get_untracked() != Some(Connection::Polling) {
+            let current = polls.try_get_value() == Some(mine);
+            if !current || connection.try_get_untracked() != Some(Connection::Polling) {
                 return;
             }
             if let Ok(facts) = api::seat_map(&show_id).await {
@@ -168,6 +181,7 @@ impl LiveShow {
         });
 
         let connection = RwSignal::new(Connection::Connecting);
+        let polls = StoredValue::new(0);
         let feed = LiveFeed::open(&data.show.id, Some(data.facts.version), move |event| match event {
             LiveEvent::Connected => {
                 if matches!(connection.get_untracked(), Connection::Reconnecting | Connection::Polling) {
@@ -181,7 +195,7 @@ impl LiveShow {
             LiveEvent::Busy { .. } => {
                 if connection.get_untracked() != Connection::Polling {
                     connection.set(Connection::Polling);
-                    poll(controller.show_id.get_value(), live, connection);
+                    poll(controller.show_id.get_value(), live, connection, polls);
                 }
             }
             LiveEvent::Snapshot(facts) => {
