@@ -63,8 +63,9 @@ const TIMING_SCRIPT: &str = r#"(() => {
 /// The baseline: the same seats drawn with plain DOM calls, no framework.
 /// It reads the show and its facts (as the app does, minus session and
 /// clock), then makes one SVG `path` per seat with `createElementNS` and
-/// `setAttribute` (the app's shape, class, role, test hooks and spoken
-/// name), in a fragment appended once.
+/// `setAttribute` (the app's attributes: shape, class, role, test hooks,
+/// spoken name, `aria-disabled` on seats that cannot be picked, the roving
+/// tab index), in a fragment appended once.
 const PLAIN_DOM_SCRIPT: &str = r#"(async () => {
   const get = async (path) => (await fetch(path, { credentials: "same-origin" })).json();
   const show = await get("/api/shows/__SHOW__");
@@ -100,12 +101,11 @@ const PLAIN_DOM_SCRIPT: &str = r#"(async () => {
     path.setAttribute("class", "seat");
     path.setAttribute("role", "button");
     path.setAttribute("data-seat-id", seat.id);
-    path.setAttribute("data-index", index);
     path.setAttribute("d", `M${x},${y}m${-r},0a${r},${r} 0 1,0 ${2 * r},0a${r},${r} 0 1,0 ${-2 * r},0z`);
     path.setAttribute("data-state", state);
     path.setAttribute("aria-label", `${seat.label || seat.id}, ${spoken[state]}`);
     path.setAttribute("aria-pressed", "false");
-    path.setAttribute("aria-disabled", state === "free" ? "false" : "true");
+    if (state !== "free") path.setAttribute("aria-disabled", "true");
     path.setAttribute("tabindex", index === 0 ? "0" : "-1");
     fragment.appendChild(path);
   });
