@@ -57,6 +57,37 @@ async fn wait_stat(browser: &Browser, key: &str, value: &str) -> anyhow::Result<
     browser.wait_for(&format!("{key} = {value}"), &script).await
 }
 
+/// The theatre's figures as the server has them (`GET …/stats`).
+async fn stats(api: &Api) -> anyhow::Result<Value> {
+    let answer =
+        api.call(reqwest::Method::GET, &format!("/api/admin/shows/{THEATRE}/stats"), Some(TOKEN), None).await?;
+    answer.expect(200, "the stats")?;
+    Ok(answer.body)
+}
+
+/// The theatre's seats blocked now, by the public seat map, sorted.
+async fn blocked_seats(api: &Api) -> anyhow::Result<Vec<String>> {
+    let map = api.get(&format!("/api/shows/{THEATRE}/seats"), None).await?;
+    let mut seats: Vec<String> = map.body["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|seat| seat["blocked"] == true)
+        .map(|seat| seat["id"].as_str().unwrap().to_owned())
+        .collect();
+    seats.sort();
+    Ok(seats)
+}
+
+/// The seats the page lists as blocked now, sorted.
+async fn listed_blocked(browser: &Browser) -> anyhow::Result<Vec<String>> {
+    let text = text_of(browser, "[data-blocked]").await?;
+    let list = text.strip_prefix("Blocked now: ").and_then(|rest| rest.strip_suffix('.')).unwrap_or_default();
+    let mut seats: Vec<String> = list.split(", ").filter(|id| !id.is_empty()).map(str::to_owned).collect();
+    seats.sort();
+    Ok(seats)
+}
+
 /// A new session on the server: its token and holder id.
 async fn session(api: &Api) -> anyhow::Result<(String, String)> {
     let answer = api.post("/api/sessions", None, None).await?;
@@ -119,8 +150,12 @@ async fn the_operator_sees_a_customers_hold_live_releases_it_and_downloads_the_j
     let bobs_row = format!("tr[data-hold-id=\"{bobs_hold}\"]");
     page.wait_for("bob's hold listed", &format!("document.querySelector({})", js(&bobs_row))).await?;
     wait_stat(page, "held", "2").await?;
-    wait_stat(page, "free", "158").await?;
     wait_stat(page, "created", "1").await?;
+    // The rest as the server counts them (the demo may block some seats).
+    let figures = stats(&api).await?;
+    for key in ["free", "sold", "blocked"] {
+        wait_stat(page, key, &figures[key].to_string()).await?;
+    }
     let row = text_of(page, &bobs_row).await?;
     assert!(row.contains(&bob_holder) && row.contains("C5, C6"), "holder and seats: {row:?}");
     assert!(row.contains("left"), "a deadline still ahead: {row:?}");
@@ -159,19 +194,26 @@ async fn the_operator_sees_a_customers_hold_live_releases_it_and_downloads_the_j
     press(page, "[data-action=\"journal-jsonl\"]").await?;
     let lines = download(page, 0).await?;
     let entries: Vec<Value> = lines.lines().map(serde_json::from_str).collect::<Result<_, _>>()?;
+    // The holds' entries (the demo's own blocked seats, if any, come first).
     let actions: Vec<(&str, &str)> =
-        entries.iter().map(|e| (e["holdId"].as_str().unwrap(), e["action"].as_str().unwrap())).collect();
+        entries.iter().filter_map(|e| Some((e["holdId"].as_str()?, e["action"].as_str().unwrap()))).collect();
     assert_eq!(
         actions,
         [(bobs_hold.as_str(), "created"), (carols_hold.as_str(), "created"), (bobs_hold.as_str(), "released")],
         "{lines}"
     );
+    let released = entries.iter().find(|e| e["holdId"] == bobs_hold.as_str() && e["action"] == "released").unwrap();
+    assert_eq!(released["holder"], "operator", "journaled as the operator's: {released}");
     press(page, "[data-action=\"journal-csv\"]").await?;
     let csv = download(page, 1).await?;
     assert!(csv.starts_with("version,at,holdId,holder,action,"), "{csv}");
-    assert_eq!(csv.lines().count(), 4, "a header and three entries: {csv}");
-    page.wait_for("the saved news", "document.querySelector('[role=status]')?.textContent.includes('3 entries')")
-        .await?;
+    assert_eq!(csv.lines().count(), entries.len() + 1, "a header and the same entries: {csv}");
+    let saved = format!("{} entries", entries.len());
+    page.wait_for(
+        "the saved news",
+        &format!("document.querySelector('[role=status]')?.textContent.includes({})", js(&saved)),
+    )
+    .await?;
 
     let violations = operator.audit().await?;
     assert!(
@@ -204,5 +246,54 @@ async fn the_operators_page_fits_a_phone() -> anyhow::Result<()> {
     assert!(size[0].as_f64().unwrap() >= 24.0 && size[1].as_f64().unwrap() >= 24.0, "a tap target: {size}");
     phone.screenshot(&screenshot_dir().join("admin-phone.png")).await?;
     phone.close().await?;
+    Ok(())
+}
+
+#[tokio::test]
+async fn the_operator_blocks_and_unblocks_seats_from_the_page() -> anyhow::Result<()> {
+    let server = Server::start_with_env(&[], &[("SEATHOLD_ADMIN_TOKEN", TOKEN)]).await?;
+    let api = Api::new(&server, "server");
+    let before = blocked_seats(&api).await?;
+    assert!(!before.contains(&"E9".to_owned()) && !before.contains(&"E10".to_owned()), "E9 and E10 start on sale");
+    let operator = Customer::start(&server, "operator").await?;
+    let page = &operator.browser;
+    page.client.goto(&format!("{}/admin", server.base_url)).await?;
+    page.wait_for("the token form", "!!document.querySelector('[data-field=\"admin-token\"]')?.offsetParent").await?;
+    fill(page, "admin-token", TOKEN).await?;
+    press(page, "[data-action=\"sign-in\"]").await?;
+    wait_stat(page, "blocked", &before.len().to_string()).await?;
+
+    // Two seats blocked for a camera position: listed, counted, unholdable.
+    fill(page, "block-seats", "E9, E10").await?;
+    fill(page, "block-reason", "camera position").await?;
+    press(page, "[data-action=\"block\"]").await?;
+    page.wait_for("the blocked list", "document.querySelector('[data-blocked]')?.textContent.includes('E10')").await?;
+    let status = text_of(page, "[role=status]").await?;
+    assert_eq!(status, "Blocked E9 and E10.");
+    let after = blocked_seats(&api).await?;
+    assert_eq!(after.len(), before.len() + 2, "{after:?}");
+    assert_eq!(listed_blocked(page).await?, after, "the page lists every blocked seat, as the seat map has them");
+    wait_stat(page, "blocked", &after.len().to_string()).await?;
+    let (carol, _) = session(&api).await?;
+    let refused =
+        api.post(&format!("/api/shows/{THEATRE}/holds"), Some(&carol), Some(&json!({"seats": ["E9"]}))).await?;
+    refused.expect_error(409, "seats_unavailable", "holding a blocked seat")?;
+    operator.screenshot("admin-blocked").await?;
+
+    // One unblocked again; an unknown seat is refused in words.
+    fill(page, "block-seats", "E9").await?;
+    press(page, "[data-action=\"unblock\"]").await?;
+    page.wait_for("E9 unblocked", "document.querySelector('[role=status]')?.textContent === 'Unblocked E9.'").await?;
+    let now = blocked_seats(&api).await?;
+    assert_eq!(now.len(), before.len() + 1, "{now:?}");
+    assert_eq!(listed_blocked(page).await?, now);
+    wait_stat(page, "blocked", &now.len().to_string()).await?;
+    fill(page, "block-seats", "Z99").await?;
+    press(page, "[data-action=\"block\"]").await?;
+    page.wait_for("the refusal", "document.querySelector('[role=alert]')?.textContent.includes('Z99')").await?;
+    assert_eq!(listed_blocked(page).await?, now, "nothing changed");
+    assert_eq!(blocked_seats(&api).await?, now, "nothing changed on the server");
+    hold(&api, &carol, &["E9"]).await?;
+    operator.close().await?;
     Ok(())
 }
