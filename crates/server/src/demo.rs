@@ -5,7 +5,7 @@
 
 mod arena;
 
-use seat_state::Show;
+use seat_state::{SeatId, Show};
 use seat_state::wire::{
     AreaDefinition, CategoryDefinition, ChannelDefinition, Focus, SeatDefinition, ShowInput, VenueSeat,
 };
@@ -67,6 +67,16 @@ pub fn theatre() -> Show {
     Show::parse(&input).expect("the demo theatre is a valid show")
 }
 
+/// Seats a new demo show's box office blocks, and why: the theatre's sound
+/// desk takes four seats at the back.
+pub fn blocked(show_id: &str) -> Option<(Vec<SeatId>, &'static str)> {
+    let seats: &[&str] = match show_id {
+        DEMO_SHOW_ID => &["H9", "H10", "H11", "H12"],
+        _ => return None,
+    };
+    Some((seats.iter().filter_map(|seat| SeatId::parse(seat).ok()).collect(), "sound desk"))
+}
+
 /// The demo arena's id.
 pub const ARENA_SHOW_ID: &str = "demo-arena";
 
@@ -102,5 +112,14 @@ mod tests {
         }
         let presale = &theatre().channels[0];
         assert_eq!((presale.code.as_str(), presale.seats.len()), (PRESALE_CODE, 2));
+    }
+
+    #[test]
+    fn the_theatre_blocks_a_block_of_its_own_seats_outside_the_presale() {
+        let (seats, _) = blocked(DEMO_SHOW_ID).unwrap_or_default();
+        let theatre = theatre();
+        assert_eq!(seats.len(), 4);
+        assert!(seats.iter().all(|seat| theatre.seats.iter().any(|known| known.id == *seat)));
+        assert!(seats.iter().all(|seat| !theatre.channels[0].seats.contains(seat)));
     }
 }

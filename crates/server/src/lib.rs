@@ -84,10 +84,14 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     } else {
         Arc::new(local)
     };
+    let mut new_demo_shows = Vec::new();
     if args.demo {
         for show in [demo::theatre(), demo::arena()] {
             let outcome = store.create_show(&show, clock.now()).await?;
             tracing::info!(show = %show.id, ?outcome, "demo show");
+            if outcome == store::CreateShow::Created {
+                new_demo_shows.push(show.id.to_string());
+            }
         }
     }
     let settings = Settings {
@@ -97,6 +101,14 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         session_cache: args.session_cache,
     };
     let state = AppState::with_settings(store, Arc::clone(&clock), settings);
+    // A new demo show's box office blocks its production seats, as an operator would.
+    for show_id in new_demo_shows {
+        let (Some(engine), Some((seats, reason))) = (state.engines.show(&show_id).await?, demo::blocked(&show_id))
+        else {
+            continue;
+        };
+        engine.block(seats, Some(reason.to_owned())).await?;
+    }
     // Expiries that fell due while the server was down are handled first thing.
     tokio::spawn(sweep::run(Arc::clone(&state.store), Arc::clone(&state.engines), clock, args.sweep_interval.into()));
     let state_stopping = Arc::clone(&state.stopping);

@@ -76,8 +76,8 @@ edit(H, '''    let written = show.create_hold(holder(&session), body).await?;
 record('index-after-answer', [A, M, H])
 
 # Each write decided at the instant its request arrived (as before issue 10).
-edit(C, 'Create { holder: HolderId, body: HoldOrder, generated_id: HoldId, reply: Reply<Written> },', 'Create { holder: HolderId, body: HoldOrder, generated_id: HoldId, now: ServerMillis, reply: Reply<Written> },')
-edit(C, 'Act { action: Action, holder: HolderId, hold: HoldId, reply: Reply<Written> },', 'Act { action: Action, holder: HolderId, hold: HoldId, now: ServerMillis, reply: Reply<Written> },')
+edit(C, '        generated_id: HoldId,\n        reply: Reply<Written>,', '        generated_id: HoldId,\n        now: ServerMillis,\n        reply: Reply<Written>,')
+edit(C, '        hold: HoldId,\n        reply: Reply<Written>,', '        hold: HoldId,\n        now: ServerMillis,\n        reply: Reply<Written>,')
 edit(M, '''    pub async fn create_hold(&self, holder: HolderId, body: HoldOrder) -> Result<Decided<Written>, EngineError> {
         let generated_id = generated_hold_id()?;
         self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, reply })).await''', '''    pub async fn create_hold(&self, holder: HolderId, body: HoldOrder, now: ServerMillis) -> Result<Decided<Written>, EngineError> {
@@ -133,4 +133,9 @@ edit(M, '''                Ok(Some(show_id)) => Some(show_id.to_string()),
                 _ => None,''')
 edit(M, '''        let listed: Vec<(String, HoldId)> = if self.store.shared() {''', '''        let listed: Vec<(String, HoldId)> = if false {''')
 record('shared-index-in-memory-only', [M])
+# Blocked seats not enforced by the rules (issue 13): a blocked seat is held.
+V = 'crates/seat-state/src/venue/mod.rs'
+edit(V, '''        !self.blocked[at]
+            && self.seat_channel[at]''', '''        self.seat_channel[at]''')
+record('blocked-seats-holdable', [V])
 print('ok')
