@@ -167,3 +167,42 @@ async fn the_legend_lists_categories_with_prices_and_seats_differ_by_pattern() -
     alice.close().await?;
     Ok(())
 }
+
+#[tokio::test]
+async fn a_blocked_seat_is_not_for_sale_until_the_box_office_unblocks_it() -> anyhow::Result<()> {
+    const TOKEN: &str = "box-office-test-token-long-enough";
+    let server = Server::start_with_env(&[], &[("SEATHOLD_ADMIN_TOKEN", TOKEN)]).await?;
+    let api = seathold_system_tests::api::Api::new(&server, "A");
+    let alice = Customer::start(&server, "alice").await?;
+    alice.open(THEATRE).await?;
+
+    // The demo's box office blocked H9–H12 (a sound desk).
+    let blocked = |seat: &str| format!("document.querySelector('[data-seat-id=\"{seat}\"]').dataset.blocked === 'true'");
+    assert_eq!(alice.eval(&blocked("H9")).await?, true, "H9 is blocked");
+    assert!(alice.seat_name("H9").await?.contains("not for sale"), "its name says so");
+    // Row H is the last: scrolled clear of the selection bar docked at the bottom.
+    alice.eval("document.querySelector('[data-seat-id=\"H9\"]').scrollIntoView({block: 'center'})").await?;
+    alice.browser.find("[data-seat-id=\"H9\"]").await?.click().await?;
+    assert!(!alice.is_selected("H9").await?, "a blocked seat cannot be picked");
+    alice.wait_for("why not", "document.querySelector('p[role=status]')?.textContent.includes('not for sale')").await?;
+    alice.screenshot("blocked-seats").await?;
+
+    // The box office blocks D5 while alice has it picked: the page drops it, live.
+    alice.select("D5").await?;
+    let body = json!({"seats": ["D5"], "reason": "camera"});
+    let path = format!("/api/admin/shows/{THEATRE}/blocked");
+    api.post(&path, Some(TOKEN), Some(&body)).await?.expect(200, "block D5")?;
+    alice.wait_for("D5 blocked", &blocked("D5")).await?;
+    assert!(!alice.is_selected("D5").await?, "no longer picked");
+
+    // Unblocked, H9 is on sale again and holds.
+    let unblock = json!({"seats": ["H9"]});
+    let answer = api.call(reqwest::Method::DELETE, &path, Some(TOKEN), Some(&unblock)).await?;
+    answer.expect(200, "unblock H9")?;
+    alice.wait_for("H9 on sale", &format!("!({})", blocked("H9"))).await?;
+    alice.select("H9").await?;
+    alice.hold().await?;
+    assert_eq!(held_seats(&alice, THEATRE).await?, ["H9"]);
+    alice.close().await?;
+    Ok(())
+}

@@ -108,6 +108,9 @@ impl Controller {
                 let max = self.shown.selection.with_untracked(|s| s.max_places());
                 self.say(Some(words::over_limit(max)), None);
             }
+            Toggle::Unavailable if look.blocked && look.state == seat_state::SeatState::Free => {
+                self.say(None, Some(words::blocked(&label)));
+            }
             Toggle::Unavailable if look.locked && look.state == seat_state::SeatState::Free => {
                 self.say(None, Some(words::locked(&label)));
             }

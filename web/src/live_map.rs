@@ -185,8 +185,8 @@ impl LiveMap {
             let Some(view) = self.sync.seat(seat_id) else {
                 continue;
             };
-            self.model.set_state(seat_id, view.state, view.mine);
-            if view.state != SeatState::Free && !self.in_flight.contains(seat_id) {
+            self.model.set_state(seat_id, view);
+            if (view.state != SeatState::Free || view.blocked) && !self.in_flight.contains(seat_id) {
                 taken.push(seat_id.clone());
             }
         }

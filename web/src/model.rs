@@ -28,16 +28,18 @@ pub struct SeatLook {
     /// Kept for a sales channel and no code was entered: not on offer to
     /// this customer, whatever its state.
     pub locked: bool,
+    /// The box office blocked it: not on offer to anyone.
+    pub blocked: bool,
 }
 
 impl SeatLook {
     /// A free seat, not picked.
     pub const FREE: Self =
-        Self { state: SeatState::Free, mine: false, selected: false, tab_stop: false, locked: false };
+        Self { state: SeatState::Free, mine: false, selected: false, tab_stop: false, locked: false, blocked: false };
 
     /// Whether a click may pick (or unpick) the seat.
     pub fn usable(self) -> bool {
-        (self.state == SeatState::Free && !self.locked) || self.selected
+        (self.state == SeatState::Free && !self.locked && !self.blocked) || self.selected
     }
 }
 
@@ -223,12 +225,13 @@ impl MapModel {
         }
     }
 
-    /// Sets a seat's state and ownership as `seat-state` answered them.
-    pub fn set_state(&self, seat_id: &str, state: SeatState, mine: bool) {
+    /// Sets a seat's state, ownership and block as `seat-state` answered them.
+    pub fn set_state(&self, seat_id: &str, view: seat_state::SeatView) {
         if let Some(index) = self.find(seat_id) {
             self.update(index, |look| {
-                look.state = state;
-                look.mine = mine;
+                look.state = view.state;
+                look.mine = view.mine;
+                look.blocked = view.blocked;
             });
         }
     }

@@ -100,6 +100,14 @@ pub const UNREACHABLE: &str = "The server cannot be reached. Check your connecti
 /// is entered.
 pub const NEEDS_CODE: &str = "needs a code";
 
+/// A blocked seat's state, after its label.
+pub const NOT_FOR_SALE: &str = "not for sale";
+
+/// Why a blocked seat cannot be picked.
+pub fn blocked(label: &str) -> String {
+    format!("{label} is not for sale.")
+}
+
 /// Why a channel's seat cannot be picked yet.
 pub fn locked(label: &str) -> String {
     format!("{label} is kept for a presale: enter its code to pick it.")

@@ -8,7 +8,8 @@ use crate::model::{Category, SeatLook};
 
 /// What each seat shape means. Shapes differ, not only colours: a ring is
 /// available, a disc with a tick is picked, a square is held, a square with
-/// a tick is yours, a crossed ring is sold, a barred ring needs a code.
+/// a tick is yours, a crossed ring is sold, a barred ring needs a code, a
+/// slashed one is not for sale.
 /// Then each price category: its ring (colour and dash pattern), name and
 /// price.
 #[component]
@@ -27,6 +28,7 @@ pub fn Legend(
                         data-state=look.state.as_str()
                         data-mine=look.mine.then_some("true")
                         data-locked=look.locked.then_some("true")
+                        data-blocked=look.blocked.then_some("true")
                         aria-pressed=look.selected.then_some("true")
                         d=shape(look, 0.0, 0.0, 9.0)
                     ></path>
@@ -57,6 +59,7 @@ pub fn Legend(
             {entry(look(SeatState::Held, false, false), "Held")}
             {entry(look(SeatState::Sold, false, false), "Sold")}
             {channels.then(|| entry(SeatLook { locked: true, ..SeatLook::FREE }, "Presale: needs a code"))}
+            {entry(SeatLook { blocked: true, ..SeatLook::FREE }, "Not for sale")}
         </ul>
         <ul class="legend prices" aria-label="Prices" inner_html=prices></ul>
     }

@@ -67,6 +67,13 @@ pub fn write_shape(out: &mut String, look: SeatLook, x: f64, y: f64, r: f64) {
             ring(out);
             tick(out);
         }
+        // Not for sale: a slashed ring (⊘), unlike sold's crossed one.
+        (SeatState::Free, _, false) if look.blocked => {
+            ring(out);
+            start(out);
+            command(out, 'm', r, &[0.55, -0.55]);
+            command(out, 'l', r, &[-1.1, 1.1]);
+        }
         (SeatState::Free, _, false) if look.locked => {
             ring(out);
             start(out);
@@ -147,6 +154,9 @@ pub fn markup(out: &mut String, cell: &SeatCell, radius: f64) {
         push_uint(out, category as u64);
         out.push('"');
     }
+    if look.blocked {
+        out.push_str(r#" data-blocked="true""#);
+    }
     out.push_str(if look.locked { r#" data-locked="true"></path>"# } else { "></path>" });
 }
 
@@ -154,7 +164,9 @@ pub fn markup(out: &mut String, cell: &SeatCell, radius: f64) {
 /// "held, selected", or "needs a code" for a channel's seat while no code
 /// is entered.
 fn name_suffix(look: SeatLook) -> &'static str {
-    if look.locked && look.state == SeatState::Free && !look.selected {
+    if look.blocked && look.state == SeatState::Free && !look.selected {
+        words::NOT_FOR_SALE
+    } else if look.locked && look.state == SeatState::Free && !look.selected {
         words::NEEDS_CODE
     } else {
         words::seat_state_words(look.state, look.mine, look.selected)
@@ -178,7 +190,7 @@ pub fn repaint(element: &web_sys::Element, cell: &SeatCell, radius: f64, old: Se
     };
     let changed = |field: fn(&SeatLook) -> bool| field(&old) != field(&look);
     let drawn = (old.state, old.mine, old.selected) != (look.state, look.mine, look.selected);
-    if drawn || changed(|look| look.locked) {
+    if drawn || changed(|look| look.locked) || changed(|look| look.blocked) {
         set("d", &shape(look, cell.x, cell.y, radius));
         if drawn {
             set("data-state", look.state.as_str());
@@ -190,6 +202,13 @@ pub fn repaint(element: &web_sys::Element, cell: &SeatCell, radius: f64, old: Se
             set("data-locked", "true");
         } else {
             let _ = element.remove_attribute("data-locked");
+        }
+    }
+    if changed(|look| look.blocked) {
+        if look.blocked {
+            set("data-blocked", "true");
+        } else {
+            let _ = element.remove_attribute("data-blocked");
         }
     }
     if changed(|look| look.mine) {

@@ -73,7 +73,15 @@ fn Steps(model: Arc<MapModel>) -> impl IntoView {
                 let cell = model.seats.get(index)?.clone();
                 let look = cell.look;
                 let seat = row_and_seat(&cell.label).1.to_owned();
-                let spoken = move || look.with(|look| words::spoken_state(look.state, look.mine));
+                let spoken = move || {
+                    look.with(|look| {
+                        if look.blocked && look.state == seat_state::SeatState::Free {
+                            words::NOT_FOR_SALE
+                        } else {
+                            words::spoken_state(look.state, look.mine)
+                        }
+                    })
+                };
                 let usable = move || look.with(|look| look.usable());
                 let on_change = move |event: leptos::ev::Event| {
                     controller.toggle(index);
