@@ -177,7 +177,8 @@ async fn a_blocked_seat_is_not_for_sale_until_the_box_office_unblocks_it() -> an
     alice.open(THEATRE).await?;
 
     // The demo's box office blocked H9–H12 (a sound desk).
-    let blocked = |seat: &str| format!("document.querySelector('[data-seat-id=\"{seat}\"]').dataset.blocked === 'true'");
+    let blocked =
+        |seat: &str| format!("document.querySelector('[data-seat-id=\"{seat}\"]').dataset.blocked === 'true'");
     assert_eq!(alice.eval(&blocked("H9")).await?, true, "H9 is blocked");
     assert!(alice.seat_name("H9").await?.contains("not for sale"), "its name says so");
     // Row H is the last: scrolled clear of the selection bar docked at the bottom.

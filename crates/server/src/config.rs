@@ -81,6 +81,9 @@ pub struct ServeArgs {
     /// still knows them), and as many tokens remembered as unknown.
     #[arg(long, env = "SEATHOLD_SESSION_CACHE", default_value_t = crate::session::DEFAULT_SESSION_CACHE)]
     pub session_cache: usize,
+    /// A session no request used for this long expires (401 from then on).
+    #[arg(long, env = "SEATHOLD_SESSION_IDLE_TTL", default_value = "24h")]
+    pub session_idle_ttl: humantime::Duration,
 }
 
 /// Limits on use (API.md "Limits (v2)"); rates are per minute, each also

@@ -5,10 +5,10 @@
 
 mod arena;
 
-use seat_state::{SeatId, Show};
 use seat_state::wire::{
     AreaDefinition, CategoryDefinition, ChannelDefinition, Focus, SeatDefinition, ShowInput, VenueSeat,
 };
+use seat_state::{SeatId, Show};
 
 /// The code that unlocks the demo theatre's presale seats.
 pub const PRESALE_CODE: &str = "PRESALE";

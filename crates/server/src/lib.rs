@@ -99,6 +99,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         limits: args.limits.limits(),
         secure_cookie: args.behind_tls,
         session_cache: args.session_cache,
+        session_idle_ms: i64::try_from(std::time::Duration::from(args.session_idle_ttl).as_millis())
+            .unwrap_or(i64::MAX),
     };
     let state = AppState::with_settings(store, Arc::clone(&clock), settings);
     // A new demo show's box office blocks its production seats, as an operator would.

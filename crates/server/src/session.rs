@@ -50,23 +50,40 @@ pub(crate) fn presented_token(parts: &Parts) -> Option<&str> {
     })
 }
 
+/// The holder of the presented token's session. A session idle for
+/// `session_idle_ms` (no request used it) is gone: 401 from then on. Seen
+/// within a tenth of that, the cache answers alone; else the store says
+/// when it was last seen (another process may have seen it since) and is
+/// told it is seen now, so a session in use costs one write per tenth of
+/// the idle time, never one per request.
 async fn resolve(parts: &Parts, state: &AppState) -> Result<Option<Arc<str>>, AppError> {
     let Some(token) = presented_token(parts) else { return Ok(None) };
     let hash = token_hash(token.trim());
-    if let Some(holder) = state.sessions.get(&hash) {
+    let now = state.clock.now();
+    let idle = state.session_idle_ms;
+    if let Some((holder, seen)) = state.sessions.get(&hash)
+        && now.0 - seen.0 < idle / 10
+    {
         return Ok(Some(holder));
     }
-    let now = state.clock.now();
     if state.sessions.known_unknown(&hash, now) {
         return Ok(None);
     }
     state.sessions.count_store_lookup();
-    let holder = state.store.session_holder(&hash).await?.map(Arc::<str>::from);
-    match &holder {
-        Some(holder) => state.sessions.remember(hash, Arc::clone(holder)),
-        None => state.sessions.remember_unknown(hash, now),
-    }
-    Ok(holder)
+    let Some(stored) = state.store.session_holder(&hash).await?.filter(|s| now.0 - s.last_seen_at.0 < idle) else {
+        state.sessions.forget(&hash);
+        state.sessions.remember_unknown(hash, now);
+        return Ok(None);
+    };
+    let seen = if now.0 - stored.last_seen_at.0 >= idle / 10 {
+        state.store.touch_session(&hash, now).await?;
+        now
+    } else {
+        stored.last_seen_at
+    };
+    let holder = Arc::<str>::from(stored.holder);
+    state.sessions.remember(hash, Arc::clone(&holder), seen);
+    Ok(Some(holder))
 }
 
 /// The caller's holder id; missing or unknown token → 401.

@@ -20,6 +20,8 @@ pub struct Shared {
     pub clock: SharedClock,
     pub admin_token: Option<Arc<str>>,
     pub sessions: SessionCache,
+    /// A session no request used for this long is gone.
+    pub session_idle_ms: i64,
     pub metrics: Arc<Metrics>,
     pub engines: Arc<Engines>,
     /// Turns true when the server begins to stop: live streams end then, so
@@ -33,6 +35,10 @@ pub struct Shared {
     pub secure_cookie: bool,
 }
 
+/// A day: longer than any sale a customer sits through, short enough that
+/// a token left in a shared browser stops working.
+pub const DEFAULT_SESSION_IDLE_MS: i64 = 24 * 60 * 60 * 1000;
+
 /// How one server is set up beyond its store and clock.
 #[derive(Debug, Clone)]
 pub struct Settings {
@@ -41,6 +47,8 @@ pub struct Settings {
     pub secure_cookie: bool,
     /// Sessions (and as many unknown tokens) kept in memory.
     pub session_cache: usize,
+    /// A session no request used for this long is gone.
+    pub session_idle_ms: i64,
 }
 
 impl Default for Settings {
@@ -50,6 +58,7 @@ impl Default for Settings {
             limits: Limits::default(),
             secure_cookie: false,
             session_cache: crate::session::DEFAULT_SESSION_CACHE,
+            session_idle_ms: DEFAULT_SESSION_IDLE_MS,
         }
     }
 }
@@ -79,6 +88,7 @@ impl AppState {
             clock,
             admin_token: settings.admin_token,
             sessions: SessionCache::new(settings.session_cache),
+            session_idle_ms: settings.session_idle_ms,
             metrics,
             engines,
             stopping,

@@ -50,3 +50,34 @@ async fn the_cache_is_bounded_and_sessions_it_let_go_still_work() {
     }
     assert!(app.state.sessions.store_lookups() >= 6, "the first sessions came from the store again");
 }
+
+/// Sessions expire after `session_idle_ms` without a request; each use
+/// keeps one alive, across a restart too (the store keeps when it was seen),
+/// and a session in use is written back at most once per tenth of the idle time.
+#[tokio::test]
+async fn a_session_expires_once_idle_and_each_use_keeps_it_alive() {
+    let clock = TestClock::at(ServerMillis(1_800_000_000_000));
+    let settings = Settings { session_idle_ms: 10_000, ..Settings::default() };
+    let app = TestApp::with_test_clock_and_settings(&clock, settings).await;
+    let customer = app.session().await;
+    for _ in 0..3 {
+        clock.advance(9_000);
+        assert_eq!(status(&app, &customer).await, 200, "used within the idle time");
+    }
+    let lookups = app.state.sessions.store_lookups();
+    clock.advance(500);
+    assert_eq!(status(&app, &customer).await, 200);
+    assert_eq!(app.state.sessions.store_lookups(), lookups, "seen 0.5 s ago: the cache answers alone");
+
+    let app = app.restart();
+    clock.advance(9_000);
+    assert_eq!(status(&app, &customer).await, 200, "the store knows when it was last seen");
+    clock.advance(10_000);
+    assert_error(&app.call("GET", "/api/holds", Some(&customer), None).await, 401, "unauthorized");
+    clock.advance(60_000);
+    assert_error(&app.call("GET", "/api/holds", Some(&customer), None).await, 401, "unauthorized");
+}
+
+async fn status(app: &TestApp, token: &str) -> u16 {
+    app.call("GET", "/api/holds", Some(token), None).await.status.as_u16()
+}

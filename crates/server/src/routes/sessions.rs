@@ -34,7 +34,7 @@ async fn create_session(
     let (token, holder_id) = new_credentials()?;
     let hash = token_hash(&token);
     state.store.create_session(&hash, &holder_id, now).await?;
-    state.sessions.remember(hash, Arc::from(holder_id.as_str()));
+    state.sessions.remember(hash, Arc::from(holder_id.as_str()), now);
     let secure = if state.secure_cookie { "; Secure" } else { "" };
     let cookie = format!("{COOKIE_NAME}={token}; HttpOnly; SameSite=Strict; Path=/{secure}");
     let body = SessionBody { token, holder_id, server_time: now.0 };

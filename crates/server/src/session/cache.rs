@@ -53,10 +53,10 @@ impl<V: Clone> Generations<V> {
     }
 }
 
-/// Known sessions by token hash (sessions never change), and tokens
-/// recently found unknown, each bounded.
+/// Known sessions by token hash with when this process last knew them seen
+/// (stored or touched), and tokens recently found unknown, each bounded.
 pub struct SessionCache {
-    known: Mutex<Generations<Arc<str>>>,
+    known: Mutex<Generations<(Arc<str>, ServerMillis)>>,
     /// Token hash → until when it is answered unknown.
     unknown: Mutex<Generations<ServerMillis>>,
     /// Lookups that went to the store (a figure for tests and metrics).
@@ -95,13 +95,20 @@ impl SessionCache {
         self.store_lookups.load(Ordering::Relaxed)
     }
 
-    pub fn remember(&self, hash: String, holder: Arc<str>) {
+    /// Remembers a session's holder, last seen at `seen`.
+    pub fn remember(&self, hash: String, holder: Arc<str>, seen: ServerMillis) {
         lock(&self.unknown).remove(&hash);
-        lock(&self.known).insert(hash, holder);
+        lock(&self.known).insert(hash, (holder, seen));
     }
 
-    pub fn get(&self, hash: &str) -> Option<Arc<str>> {
+    /// A known session's holder and when it was last seen.
+    pub fn get(&self, hash: &str) -> Option<(Arc<str>, ServerMillis)> {
         lock(&self.known).get(hash)
+    }
+
+    /// Forgets a session (it expired).
+    pub fn forget(&self, hash: &str) {
+        lock(&self.known).remove(hash);
     }
 
     /// Whether `hash` was found unknown less than `UNKNOWN_FOR_MS` before `now`.

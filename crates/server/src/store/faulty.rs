@@ -9,7 +9,8 @@ use seat_state::wire::ShowSummary;
 use seat_state::{HoldId, HolderId, ServerMillis, Show};
 
 use super::{
-    Batch, CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, LocalBatch, Store, Transition,
+    Batch, CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, LocalBatch, SessionSeen, Store,
+    Transition,
 };
 
 /// Polls a written batch takes to become durable: long enough for the
@@ -157,8 +158,12 @@ impl Store for FaultyStore {
         self.inner.create_session(token_sha256, holder_id, now).await
     }
 
-    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>> {
+    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<SessionSeen>> {
         self.inner.session_holder(token_sha256).await
+    }
+
+    async fn touch_session(&self, token_sha256: &str, now: ServerMillis) -> anyhow::Result<()> {
+        self.inner.touch_session(token_sha256, now).await
     }
 
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {

@@ -11,7 +11,7 @@ use async_trait::async_trait;
 use seat_state::wire::ShowSummary;
 use seat_state::{Change, HoldId, HolderId, ServerMillis, Show};
 
-use super::{CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition, replay};
+use super::{CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, SessionSeen, Store, Transition, replay};
 
 /// Every show, session, hold id and outbox entry.
 #[derive(Clone, Default)]
@@ -20,7 +20,7 @@ pub struct MemoryStore(Arc<Mutex<Inner>>);
 #[derive(Default)]
 struct Inner {
     shows: BTreeMap<String, StoredShow>,
-    sessions: HashMap<String, String>,
+    sessions: HashMap<String, SessionSeen>,
     /// Each hold's show, holder and order (created_at, version).
     hold_ids: HashMap<HoldId, (String, HolderId, ServerMillis, i64)>,
     /// By sequence number, as SQLite's `outbox.seq`.
@@ -92,13 +92,21 @@ impl Store for MemoryStore {
         Ok(self.lock()?.shows.get(show_id).map(|stored| stored.show.clone()))
     }
 
-    async fn create_session(&self, token_sha256: &str, holder_id: &str, _now: ServerMillis) -> anyhow::Result<()> {
-        self.lock()?.sessions.insert(token_sha256.to_owned(), holder_id.to_owned());
+    async fn create_session(&self, token_sha256: &str, holder_id: &str, now: ServerMillis) -> anyhow::Result<()> {
+        let seen = SessionSeen { holder: holder_id.to_owned(), last_seen_at: now };
+        self.lock()?.sessions.insert(token_sha256.to_owned(), seen);
         Ok(())
     }
 
-    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>> {
+    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<SessionSeen>> {
         Ok(self.lock()?.sessions.get(token_sha256).cloned())
+    }
+
+    async fn touch_session(&self, token_sha256: &str, now: ServerMillis) -> anyhow::Result<()> {
+        if let Some(seen) = self.lock()?.sessions.get_mut(token_sha256) {
+            seen.last_seen_at = seen.last_seen_at.max(now);
+        }
+        Ok(())
     }
 
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {

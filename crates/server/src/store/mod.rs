@@ -22,6 +22,7 @@ use seat_state::{Change, Hold, HoldId, HolderId, SeatId, ServerMillis, Show};
 pub use faulty::{CommitFault, Faults, FaultyStore};
 pub use journal::{JournalAction, JournalEntry, replay};
 pub use memory::MemoryStore;
+
 pub use postgres::PostgresStore;
 pub use shared_memory::SharedMemoryStore;
 pub use sqlite::{Durability, SqliteStore};
@@ -73,6 +74,13 @@ pub struct LoadedHolds {
     /// The latest instant any of its transitions was decided at: the show's
     /// writer never decides earlier, even if the clock stepped back.
     pub latest_at: Option<ServerMillis>,
+}
+
+/// A session's holder and when a request last used it, as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SessionSeen {
+    pub holder: String,
+    pub last_seen_at: ServerMillis,
 }
 
 /// Why a batch of transitions was not written. In every case nothing was.
@@ -192,7 +200,10 @@ pub trait Store: Send + Sync + 'static {
     /// Records a session: the hash of its token and its public holder id.
     async fn create_session(&self, token_sha256: &str, holder_id: &str, now: ServerMillis) -> anyhow::Result<()>;
     /// The holder id of the session whose token has this hash.
-    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>>;
+    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<SessionSeen>>;
+    /// Records that a session was used at `now` (its last-seen instant
+    /// never moves back).
+    async fn touch_session(&self, token_sha256: &str, now: ServerMillis) -> anyhow::Result<()>;
     /// A show's version, every hold it has and its latest decision instant.
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds>;
     /// The show a hold id belongs to: the index of record.

@@ -14,7 +14,9 @@ use tokio::sync::{OwnedMutexGuard, broadcast};
 use seat_state::wire::ShowSummary;
 use seat_state::{HoldId, HolderId, ServerMillis, Show};
 
-use super::{Batch, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, MemoryStore, Store, Transition};
+use super::{
+    Batch, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, MemoryStore, SessionSeen, Store, Transition,
+};
 use crate::clock::SharedClock;
 
 /// Clones share the data, the locks, the clock and the hints.
@@ -112,8 +114,12 @@ impl Store for SharedMemoryStore {
         self.data.create_session(token_sha256, holder_id, now).await
     }
 
-    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>> {
+    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<SessionSeen>> {
         self.data.session_holder(token_sha256).await
+    }
+
+    async fn touch_session(&self, token_sha256: &str, now: ServerMillis) -> anyhow::Result<()> {
+        self.data.touch_session(token_sha256, now).await
     }
 
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {

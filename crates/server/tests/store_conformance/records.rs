@@ -52,9 +52,16 @@ pub(crate) async fn a_session_finds_its_holder(f: Fixture) {
     let store = &*f.store;
     store.create_session("hash-1", "h-1", T0).await.unwrap();
     store.create_session("hash-2", "h-2", T0.plus_millis(SECOND)).await.unwrap();
-    assert_eq!(store.session_holder("hash-1").await.unwrap().as_deref(), Some("h-1"));
-    assert_eq!(store.session_holder("hash-2").await.unwrap().as_deref(), Some("h-2"));
+    let seen = |holder: &str, at: ServerMillis| Some(SessionSeen { holder: holder.to_owned(), last_seen_at: at });
+    assert_eq!(store.session_holder("hash-1").await.unwrap(), seen("h-1", T0));
+    assert_eq!(store.session_holder("hash-2").await.unwrap(), seen("h-2", T0.plus_millis(SECOND)));
     assert_eq!(store.session_holder("hash-3").await.unwrap(), None);
+    // Seen later; a late touch for an earlier instant moves nothing back.
+    store.touch_session("hash-1", T0.plus_millis(5 * SECOND)).await.unwrap();
+    store.touch_session("hash-1", T0.plus_millis(2 * SECOND)).await.unwrap();
+    store.touch_session("hash-3", T0.plus_millis(5 * SECOND)).await.unwrap();
+    assert_eq!(store.session_holder("hash-1").await.unwrap(), seen("h-1", T0.plus_millis(5 * SECOND)));
+    assert_eq!(store.session_holder("hash-3").await.unwrap(), None, "touching an unknown session makes none");
 }
 
 /// A committed hold is loaded back as decided, with the show's version, the

@@ -34,12 +34,15 @@ use seat_state::wire::{ShowInput, ShowSummary};
 use seat_state::{HoldId, HolderId, ServerMillis, Show};
 
 use self::tls::Tls;
-use super::{Batch, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, Store, Transition, replay};
+use super::{
+    Batch, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, SessionSeen, Store, Transition, replay,
+};
 
 /// Migrations, in order; each runs once, under a lock, in its own transaction.
-const MIGRATIONS: [&str; 2] = [
+const MIGRATIONS: [&str; 3] = [
     include_str!("../../../migrations/postgres/0001_schema.sql"),
     include_str!("../../../migrations/postgres/0002_blocked_seats.sql"),
+    include_str!("../../../migrations/postgres/0003_session_last_seen.sql"),
 ];
 /// The `NOTIFY` channel batch commits announce their show on.
 const CHANNEL: &str = "seathold_changes";
@@ -207,17 +210,30 @@ impl Store for PostgresStore {
         let client = self.client().await?;
         client
             .execute(
-                "INSERT INTO sessions (token_sha256, holder_id, created_at) VALUES ($1, $2, $3)",
+                "INSERT INTO sessions (token_sha256, holder_id, created_at, last_seen_at) VALUES ($1, $2, $3, $3)",
                 &[&token_sha256, &holder_id, &now.0],
             )
             .await?;
         Ok(())
     }
 
-    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>> {
+    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<SessionSeen>> {
         let client = self.client().await?;
-        let statement = client.prepare_cached("SELECT holder_id FROM sessions WHERE token_sha256 = $1").await?;
-        Ok(client.query_opt(&statement, &[&token_sha256]).await?.map(|row| row.get(0)))
+        let statement =
+            client.prepare_cached("SELECT holder_id, last_seen_at FROM sessions WHERE token_sha256 = $1").await?;
+        let row = client.query_opt(&statement, &[&token_sha256]).await?;
+        Ok(row.map(|row| SessionSeen { holder: row.get(0), last_seen_at: ServerMillis(row.get(1)) }))
+    }
+
+    async fn touch_session(&self, token_sha256: &str, now: ServerMillis) -> anyhow::Result<()> {
+        let client = self.client().await?;
+        client
+            .execute(
+                "UPDATE sessions SET last_seen_at = $2 WHERE token_sha256 = $1 AND last_seen_at < $2",
+                &[&token_sha256, &now.0],
+            )
+            .await?;
+        Ok(())
     }
 
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {

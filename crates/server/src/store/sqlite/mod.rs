@@ -17,7 +17,9 @@ use rusqlite_migration::{M, Migrations};
 use seat_state::wire::{ShowInput, ShowSummary};
 use seat_state::{ServerMillis, Show};
 
-use super::{CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, Store, Transition, durable_now};
+use super::{
+    CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, SessionSeen, Store, Transition, durable_now,
+};
 use seat_state::{HoldId, HolderId};
 
 mod connections;
@@ -32,6 +34,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0003_holds.sql")),
         M::up(include_str!("../../../migrations/0004_hold_ids.sql")),
         M::up(include_str!("../../../migrations/0005_blocked_seats.sql")),
+        M::up(include_str!("../../../migrations/0006_session_last_seen.sql")),
     ])
 }
 
@@ -228,7 +231,7 @@ impl Store for SqliteStore {
         let (hash, holder) = (token_sha256.to_owned(), holder_id.to_owned());
         self.with(move |connection| {
             connection.execute(
-                "INSERT INTO sessions (token_sha256, holder_id, created_at) VALUES (?1, ?2, ?3)",
+                "INSERT INTO sessions (token_sha256, holder_id, created_at, last_seen_at) VALUES (?1, ?2, ?3, ?3)",
                 params![hash, holder, now.0],
             )?;
             Ok(())
@@ -236,12 +239,26 @@ impl Store for SqliteStore {
         .await
     }
 
-    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<String>> {
+    async fn session_holder(&self, token_sha256: &str) -> anyhow::Result<Option<SessionSeen>> {
         let hash = token_sha256.to_owned();
         self.read(move |connection| {
             Ok(connection
-                .query_row("SELECT holder_id FROM sessions WHERE token_sha256 = ?1", [hash], |row| row.get(0))
+                .query_row("SELECT holder_id, last_seen_at FROM sessions WHERE token_sha256 = ?1", [hash], |row| {
+                    Ok(SessionSeen { holder: row.get(0)?, last_seen_at: ServerMillis(row.get(1)?) })
+                })
                 .optional()?)
+        })
+        .await
+    }
+
+    async fn touch_session(&self, token_sha256: &str, now: ServerMillis) -> anyhow::Result<()> {
+        let hash = token_sha256.to_owned();
+        self.with(move |connection| {
+            connection.execute(
+                "UPDATE sessions SET last_seen_at = ?2 WHERE token_sha256 = ?1 AND last_seen_at < ?2",
+                params![hash, now.0],
+            )?;
+            Ok(())
         })
         .await
     }
@@ -344,7 +361,7 @@ mod tests {
     use super::migrations;
 
     #[test]
-    fn the_blocked_seats_migration_keeps_every_journal_row_and_checks_who_names_a_hold() {
+    fn migrations_keep_journal_rows_and_sessions_and_check_who_names_a_hold() {
         let mut db = Connection::open_in_memory().unwrap();
         migrations().validate().unwrap();
         migrations().to_version(&mut db, 4).unwrap();
@@ -352,7 +369,8 @@ mod tests {
             "INSERT INTO shows (id, name, seat_count, area_count, version, created_at) VALUES ('s', 'S', 1, 0, 2, 0);
              INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, places, expires_at)
                  VALUES ('s', 1, 10, 'hold-0001', 'h', 'created', '{\"seats\":[\"A1\"],\"areas\":[]}', 99);
-             INSERT INTO journal (show_id, version, at, hold_id, holder_id, action) VALUES ('s', 2, 20, 'hold-0001', 'h', 'released');",
+             INSERT INTO journal (show_id, version, at, hold_id, holder_id, action) VALUES ('s', 2, 20, 'hold-0001', 'h', 'released');
+             INSERT INTO sessions (token_sha256, holder_id, created_at) VALUES ('t', 'h', 7);",
         )
         .unwrap();
         migrations().to_latest(&mut db).unwrap();
@@ -364,6 +382,8 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         assert_eq!(kept, [(1, "created".to_owned()), (2, "released".to_owned())]);
+        let seen: i64 = db.query_row("SELECT last_seen_at FROM sessions", [], |row| row.get(0)).unwrap();
+        assert_eq!(seen, 7, "an existing session counts as seen when it was made");
         let insert = |version: i64, hold: Option<&str>, action: &str| {
             db.execute(
                 "INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, places)
