@@ -66,13 +66,15 @@ pub async fn audit_journal(sql: &mut tokio_postgres::Client, show: &str) -> anyh
     let mut hold_seats: HashMap<String, Vec<String>> = HashMap::new();
     let mut latest_at = i64::MIN;
     for row in &rows {
-        let (version, at, hold_id, action): (i64, i64, String, String) =
+        let (version, at, hold_id, action): (i64, i64, Option<String>, String) =
             (row.get(0), row.get(1), row.get(2), row.get(3));
         let (places, expires_at): (Option<String>, Option<i64>) = (row.get(4), row.get(5));
         if at < latest_at {
             audit.problems.push(format!("v{version} at {at}, before an earlier entry's {latest_at}"));
         }
         latest_at = latest_at.max(at);
+        // A block or unblock (the box office's) names no hold.
+        let Some(hold_id) = hold_id else { continue };
         if action == "created" {
             // `places` is {"seats": [...], "areas": [[id, quantity], ...]}.
             let places: Value = serde_json::from_str(places.as_deref().unwrap_or("null"))

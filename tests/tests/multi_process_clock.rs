@@ -197,8 +197,15 @@ async fn skewed(a: &Api, b: &Api, database: &Database) -> anyhow::Result<()> {
     }
     // The journal: every decision at an instant near the real one, and only
     // the short hold expired.
-    let rows =
-        sql.query("SELECT show_id, version, at, hold_id, action FROM journal ORDER BY show_id, version", &[]).await?;
+    // (The demo's box office blocked its seats when the first process
+    // started, before the test's holds: those entries name no hold.)
+    let rows = sql
+        .query(
+            "SELECT show_id, version, at, hold_id, action FROM journal WHERE hold_id IS NOT NULL
+             ORDER BY show_id, version",
+            &[],
+        )
+        .await?;
     let end = real_now_ms();
     for row in &rows {
         let (show_id, version, at, hold_id, action): (String, i64, i64, String, String) =
