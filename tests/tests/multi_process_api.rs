@@ -159,8 +159,8 @@ async fn alternate(a: &Api, b: &Api) -> anyhow::Result<()> {
     // created, extended, confirmed; bob created, released; carol created.
     let map_b = b.get(&format!("/api/shows/{THEATRE}/seats"), None).await?;
     ensure!(
-        map.int("version")? == 6 && map_b.int("version")? == 6,
-        "after six changes A's map is at version {} and B's at {}",
+        map.int("version")? == start + 6 && map_b.int("version")? == start + 6,
+        "after six changes from version {start} A's map is at version {} and B's at {}",
         map.body["version"],
         map_b.body["version"]
     );
