@@ -44,7 +44,7 @@ test("SeatMapSync: clock sync, snapshot, change, countdown, expiry, lost change"
   sync.handleInput({ tick: LOCAL + 100 });
   sync.handleInput({ snapshot: { showId: "impro", serverTime: SERVER, version: 1, seats: [seat("A1"), seat("A2")], areas: [] } });
   assert.deepEqual(sync.drainChanged(), { seats: ["A1", "A2"], areas: [], myHolds: false });
-  assert.deepEqual(sync.seat("A1"), { state: "free", mine: false });
+  assert.deepEqual(sync.seat("A1"), { state: "free", mine: false, blocked: false });
   assert.equal(sync.seat("Z9"), undefined);
   assert.deepEqual(sync.pollOutput(), { type: "timeout", at: null }, "nothing to wake up for");
 
@@ -53,7 +53,7 @@ test("SeatMapSync: clock sync, snapshot, change, countdown, expiry, lost change"
   sync.handleInput({ change: { version: 2, serverTime: SERVER, seats: [seat("A1", expiresAt)] } });
   sync.handleInput({ myHolds: [hold(expiresAt)] });
   assert.deepEqual(sync.drainChanged(), { seats: ["A1"], areas: [], myHolds: true });
-  assert.deepEqual(sync.seat("A1"), { state: "held", mine: true });
+  assert.deepEqual(sync.seat("A1"), { state: "held", mine: true, blocked: false });
   const [mine] = sync.myHolds();
   assert.equal(mine.holdId, "hold-0001");
   assert.equal(mine.status, "HELD");
@@ -71,7 +71,7 @@ test("SeatMapSync: clock sync, snapshot, change, countdown, expiry, lost change"
 
   // At the deadline (local time = server time - a minute) the seat is free, with no message.
   sync.handleInput({ tick: expiresAt - BEHIND });
-  assert.deepEqual(sync.seat("A1"), { state: "free", mine: false });
+  assert.deepEqual(sync.seat("A1"), { state: "free", mine: false, blocked: false });
   assert.equal(sync.myHolds()[0].status, "EXPIRED");
   assert.equal(sync.myHolds()[0].countdown, null);
 

@@ -72,7 +72,7 @@ fn the_machine_takes_a_snapshot_and_a_change_and_asks_for_a_lost_one() {
         ),
     );
     assert_eq!(json(sync.drain_changed().unwrap()), r#"{"seats":["B7","B8"],"areas":[],"myHolds":false}"#);
-    assert_eq!(json(sync.seat("B8").unwrap().unwrap()), r#"{"state":"sold","mine":true}"#);
+    assert_eq!(json(sync.seat("B8").unwrap().unwrap()), r#"{"state":"sold","mine":true,"blocked":false}"#);
     assert!(sync.seat("Z1").unwrap().is_none());
 
     let deadline = SERVER + 10_000;
