@@ -51,8 +51,11 @@ function redraw() {
     if (!element || !view) continue;
     element.dataset.state = view.state;
     element.dataset.mine = String(view.mine);
-    if (view.state !== "free") unselect(id);
-    element.setAttribute("aria-label", `${element.dataset.label}, ${view.mine ? "yours" : view.state}`);
+    element.dataset.blocked = String(view.blocked);
+    const forSale = view.state === "free" && !view.blocked;
+    if (!forSale) unselect(id);
+    const said = view.mine ? "yours" : view.blocked && view.state === "free" ? "not for sale" : view.state;
+    element.setAttribute("aria-label", `${element.dataset.label}, ${said}`);
   }
   if (changed.myHolds) showCountdown();
 }
@@ -93,7 +96,8 @@ function draw(definition) {
 
 function toggle(id) {
   if (selected.has(id)) return unselect(id);
-  if (sync.seat(id)?.state !== "free") return;
+  const view = sync.seat(id);
+  if (view?.state !== "free" || view.blocked) return;
   selected.add(id);
   seats.get(id).dataset.selected = "true";
   showCountdown();

@@ -83,7 +83,7 @@ fn the_machine_takes_a_snapshot_and_a_change_and_asks_for_a_lost_one() {
                 "seats": [{{"id": "B7", "sold": false, "holdExpiresAt": {deadline}}}]}}}}"#
         ),
     );
-    assert_eq!(json(sync.seat("B7").unwrap().unwrap()), r#"{"state":"held","mine":false}"#);
+    assert_eq!(json(sync.seat("B7").unwrap().unwrap()), r#"{"state":"held","mine":false,"blocked":false}"#);
     // The snapshot anchored the clock: the deadline comes back as local time.
     assert_eq!(json(sync.poll_output().unwrap()), format!(r#"{{"type":"timeout","at":{deadline}}}"#));
 
