@@ -97,4 +97,4 @@ pub use seating::{Category, Channel, Point, RowPlace};
 pub use show::{Area, HoldRules, InvalidShow, LatePolicy, Seat, Show};
 pub use sync::{SeatMapSync, SeatView};
 pub use time::{LocalMillis, ServerMillis};
-pub use venue::{Change, Decision, MAX_BLOCK_REASON, ShowState};
+pub use venue::{Change, Decision, MAX_BLOCK_REASON, Retired, ShowState};

@@ -101,6 +101,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         session_cache: args.session_cache,
         session_idle_ms: i64::try_from(std::time::Duration::from(args.session_idle_ttl).as_millis())
             .unwrap_or(i64::MAX),
+        retention: engine::Retention::default(),
     };
     let state = AppState::with_settings(store, Arc::clone(&clock), settings);
     // A new demo show's box office blocks its production seats, as an operator would.

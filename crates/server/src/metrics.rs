@@ -73,6 +73,11 @@ pub struct Metrics {
     pub caught_up: Counter,
     /// Shows loaded from storage (once per show and process, at first use).
     pub show_loads: Counter,
+    /// Settled holds that left memory, holds read back after that, and
+    /// checkpoints written (bounded memory and start-up, issue 15).
+    pub holds_evicted: Counter,
+    pub holds_recalled: Counter,
+    pub checkpoints: Counter,
     /// The box office's view per show (issue 13).
     shows: ShowMetrics,
     /// Seconds show writers spent in each stage of their batches.
@@ -90,6 +95,7 @@ impl Default for Metrics {
         let hold_conflicts = Counter::default();
         let caught_up = Counter::default();
         let show_loads = Counter::default();
+        let (holds_evicted, holds_recalled, checkpoints) = (Counter::default(), Counter::default(), Counter::default());
         // 0.1 ms … ~3 s.
         let requests = Family::<RouteLabels, Histogram>::new_with_constructor(|| {
             Histogram::new(exponential_buckets(0.0001, 2.0, 16))
@@ -113,6 +119,9 @@ impl Default for Metrics {
             caught_up.clone(),
         );
         registry.register("seathold_show_loads", "Shows loaded from storage", show_loads.clone());
+        registry.register("seathold_holds_evicted", "Settled holds that left memory", holds_evicted.clone());
+        registry.register("seathold_holds_recalled", "Evicted holds read back from storage", holds_recalled.clone());
+        registry.register("seathold_checkpoints", "Show checkpoints written", checkpoints.clone());
         registry.register("seathold_http_request_duration_seconds", "HTTP request latency", requests.clone());
         let commit_batch = Histogram::new(exponential_buckets(1.0, 2.0, 11));
         let commit_seconds = Histogram::new(exponential_buckets(0.0001, 2.0, 16));
@@ -142,6 +151,9 @@ impl Default for Metrics {
             commit_seconds,
             caught_up,
             show_loads,
+            holds_evicted,
+            holds_recalled,
+            checkpoints,
             requests,
         }
     }

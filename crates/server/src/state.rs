@@ -49,6 +49,8 @@ pub struct Settings {
     pub session_cache: usize,
     /// A session no request used for this long is gone.
     pub session_idle_ms: i64,
+    /// How long settled holds stay in memory; how often checkpoints are written.
+    pub retention: crate::engine::Retention,
 }
 
 impl Default for Settings {
@@ -59,6 +61,7 @@ impl Default for Settings {
             secure_cookie: false,
             session_cache: crate::session::DEFAULT_SESSION_CACHE,
             session_idle_ms: DEFAULT_SESSION_IDLE_MS,
+            retention: crate::engine::Retention::default(),
         }
     }
 }
@@ -80,7 +83,10 @@ impl AppState {
 
     pub fn with_settings(store: Arc<dyn Store>, clock: SharedClock, settings: Settings) -> Self {
         let metrics = Arc::new(Metrics::default());
-        let engines = Arc::new(Engines::new(Arc::clone(&store), Arc::clone(&metrics), Arc::clone(&clock)));
+        let engines = Arc::new(
+            Engines::new(Arc::clone(&store), Arc::clone(&metrics), Arc::clone(&clock))
+                .with_retention(settings.retention),
+        );
         engines.follow_other_processes();
         let stopping = Arc::new(tokio::sync::watch::Sender::new(false));
         Self(Arc::new(Shared {

@@ -118,6 +118,9 @@ impl Sim {
         self.finish().await?;
         self.report.steps = self.config.steps;
         self.report.transitions = self.oracle.shows.values().map(|show| show.version).sum();
+        for process in 0..self.world.apps.len() {
+            self.count_retention(process);
+        }
         self.report.fingerprint = self.fingerprint().await.map_err(|error| self.fail(format!("{error:#}")))?;
         Ok(self.report.clone())
     }
@@ -345,10 +348,19 @@ impl Sim {
         self.note(format!("next commit fails: {fault:?}; reload fails too: {reload_fails}"));
     }
 
+    /// Adds what a process's writers evicted, recalled and checkpointed.
+    fn count_retention(&mut self, process: usize) {
+        let metrics = &self.world.apps[process].state.metrics;
+        self.report.evicted += metrics.holds_evicted.get();
+        self.report.recalled += metrics.holds_recalled.get();
+        self.report.checkpoints += metrics.checkpoints.get();
+    }
+
     /// The process dies: requests in flight are lost, memory is gone.
     fn restart(&mut self) {
         self.report.restarts += 1;
         let process = self.process();
+        self.count_retention(process);
         let (lost, kept): (Vec<_>, Vec<_>) = self.in_flight.drain(..).partition(|flight| flight.process == process);
         self.in_flight = kept;
         for lost in lost {

@@ -45,6 +45,11 @@ pub struct Report {
     pub faults: u64,
     pub restarts: u64,
     pub clock_steps_back: u64,
+    /// Settled holds that left a writer's memory, holds recalled from the
+    /// store after that, and checkpoints written.
+    pub evicted: u64,
+    pub recalled: u64,
+    pub checkpoints: u64,
     /// A hash of the stored journals, with server-made ids (holders, holds)
     /// named by first appearance: equal for two runs of one seed.
     pub fingerprint: u64,

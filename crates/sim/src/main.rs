@@ -65,7 +65,7 @@ fn main() -> ExitCode {
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts, {} clock steps back; fingerprint {:016x}",
+        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts, {} clock steps back, {} holds evicted, {} recalled, {} checkpoints; fingerprint {:016x}",
         args.seeds,
         args.steps,
         total.requests,
@@ -76,6 +76,9 @@ fn main() -> ExitCode {
         total.faults,
         total.restarts,
         total.clock_steps_back,
+        total.evicted,
+        total.recalled,
+        total.checkpoints,
         total.fingerprint,
     );
     ExitCode::SUCCESS
@@ -89,6 +92,9 @@ fn add(total: &mut Report, run: &Report) {
     total.slow_bodies += run.slow_bodies;
     total.faults += run.faults;
     total.restarts += run.restarts;
+    total.evicted += run.evicted;
+    total.recalled += run.recalled;
+    total.checkpoints += run.checkpoints;
     total.clock_steps_back += run.clock_steps_back;
     total.fingerprint = total.fingerprint.rotate_left(5) ^ run.fingerprint;
 }

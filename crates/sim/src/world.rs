@@ -15,7 +15,8 @@ use seat_state::wire::ShowInput;
 use seat_state::{ServerMillis, Show};
 use seathold_server::app::router;
 use seathold_server::clock::TestClock;
-use seathold_server::state::AppState;
+use seathold_server::engine::Retention;
+use seathold_server::state::{AppState, Settings};
 use seathold_server::store::{FaultyStore, MemoryStore, SharedMemoryStore, SqliteStore, Store};
 
 /// Where the simulated server keeps its data.
@@ -107,7 +108,11 @@ impl World {
 
     fn start(&self) -> App {
         let admin = Some(Arc::from(ADMIN_TOKEN));
-        let state = AppState::new(Arc::new(self.faulty.clone()), self.clock.shared(), admin);
+        // Settled holds leave memory after seconds and checkpoints come every
+        // few dozen versions, so runs recall holds and load from checkpoints.
+        let retention = Retention { keep_settled_ms: 3_000, checkpoint_every: 25 };
+        let settings = Settings { admin_token: admin, retention, ..Settings::default() };
+        let state = AppState::with_settings(Arc::new(self.faulty.clone()), self.clock.shared(), settings);
         App { router: router(state.clone(), None), state }
     }
 

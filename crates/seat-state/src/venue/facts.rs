@@ -88,7 +88,7 @@ impl ShowState {
             id: self.show.seats[at].id.to_string(),
             sold: slot.sold,
             hold_expires_at: hold.filter(|_| !slot.sold).map(|h| h.expires_at.0),
-            mine: viewer.mine(hold.map(|h| &h.holder)),
+            mine: viewer.mine(hold.map(|h| &h.holder).or(self.retired_buyer[at].as_ref().filter(|_| slot.sold))),
             blocked: self.blocked[at],
             channel: self.seat_channel[at].map(|channel| self.show.channels[channel].id.to_string()),
         }

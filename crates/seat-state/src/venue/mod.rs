@@ -13,6 +13,8 @@ mod block;
 mod change;
 mod decide;
 mod facts;
+mod retire;
+mod slab;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
@@ -29,6 +31,8 @@ use crate::wire::{HoldOrder, HoldRequestBody};
 pub use best::BlockRank;
 pub use block::MAX_BLOCK_REASON;
 pub use change::{Change, Decision};
+pub use retire::Retired;
+use slab::{HoldSlab, Kept};
 
 /// A stored-`HELD` hold by deadline, then id: an order that does not
 /// depend on the order holds were made or restored in.
@@ -52,6 +56,8 @@ struct SeatSlot {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 struct AreaSlot {
     sold: u32,
+    /// Of `sold`, the places sold by holds no longer kept in memory.
+    retired: u32,
     holds: BTreeMap<DueKey, (u32, usize)>,
 }
 
@@ -63,8 +69,9 @@ pub struct ShowState {
     area_index: BTreeMap<AreaId, usize>,
     seats: Vec<SeatSlot>,
     areas: Vec<AreaSlot>,
-    /// Every hold ever made, never removed: replays need them.
-    holds: Vec<Hold>,
+    /// The holds kept in memory: every one that can still hold places,
+    /// and settled ones until the server evicts them (see `retire.rs`).
+    holds: HoldSlab,
     hold_index: BTreeMap<HoldId, usize>,
     /// Per holder, oldest first by creation order.
     by_holder: BTreeMap<HolderId, Vec<usize>>,
@@ -79,6 +86,8 @@ pub struct ShowState {
     seat_channel: Vec<Option<usize>>,
     /// Per seat, whether the box office blocked it.
     blocked: Vec<bool>,
+    /// Per sold seat whose confirmed hold was evicted, who bought it.
+    retired_buyer: Vec<Option<HolderId>>,
 }
 
 impl ShowState {
@@ -101,12 +110,13 @@ impl ShowState {
             focus: best::focus_of(&show),
             seat_channel,
             blocked: vec![false; show.seats.len()],
+            retired_buyer: vec![None; show.seats.len()],
             seats: vec![SeatSlot::default(); show.seats.len()],
             areas: vec![AreaSlot::default(); show.areas.len()],
             show,
             seat_index,
             area_index,
-            holds: Vec::new(),
+            holds: HoldSlab::default(),
             hold_index: BTreeMap::new(),
             by_holder: BTreeMap::new(),
             due: BTreeSet::new(),
@@ -134,9 +144,17 @@ impl ShowState {
         self.hold_index.get(id).map(|&at| &self.holds[at])
     }
 
-    /// Every hold, in the order they were made or restored.
-    pub fn holds(&self) -> impl DoubleEndedIterator<Item = &Hold> + ExactSizeIterator {
-        self.holds.iter()
+    /// Every hold kept in memory, oldest first (in the order they were
+    /// decided). O(h log h).
+    pub fn holds(&self) -> std::vec::IntoIter<&Hold> {
+        let mut holds: Vec<&Hold> = self.holds.iter().map(|kept| &kept.hold).collect();
+        holds.sort_by_key(|hold| hold.created_version);
+        holds.into_iter()
+    }
+
+    /// How many holds are kept in memory.
+    pub fn kept_holds(&self) -> usize {
+        self.holds.len()
     }
 
     /// One holder's holds, newest first.
@@ -216,7 +234,7 @@ impl ShowState {
     /// change the version: call [`Self::set_version`] after.
     pub fn restore(&mut self, hold: Hold) {
         if !self.hold_index.contains_key(&hold.id) {
-            self.insert(hold);
+            self.insert(hold, false);
         }
     }
 
@@ -238,7 +256,7 @@ impl ShowState {
                 if self.hold_index.contains_key(&hold.id) || hold.stored_status != HoldStatus::Held {
                     return false;
                 }
-                self.insert(hold.clone());
+                self.insert(hold.clone(), false);
                 return true;
             }
             Change::Blocked { seats, .. } => return self.set_blocked(seats, true),
@@ -259,7 +277,7 @@ impl ShowState {
                     return false;
                 }
                 self.unlink_deadline(at);
-                let hold = &mut self.holds[at];
+                let hold = self.holds.get_mut(at);
                 hold.expires_at = to;
                 hold.extensions = extensions;
                 self.link_deadline(at);
@@ -271,7 +289,7 @@ impl ShowState {
                     return false;
                 }
                 self.unlink(at);
-                let hold = &mut self.holds[at];
+                let hold = self.holds.get_mut(at);
                 hold.stored_status = HoldStatus::Confirmed;
                 hold.late = late;
                 self.link(at);
@@ -283,7 +301,7 @@ impl ShowState {
                     return false;
                 }
                 self.unlink(at);
-                self.holds[at].stored_status = HoldStatus::Released;
+                self.holds.get_mut(at).stored_status = HoldStatus::Released;
                 true
             }
             Change::Expired { deadline, .. } => {
@@ -291,14 +309,15 @@ impl ShowState {
                     return false;
                 }
                 self.unlink(at);
-                self.holds[at].stored_status = HoldStatus::Expired;
+                self.holds.get_mut(at).stored_status = HoldStatus::Expired;
                 true
             }
         }
     }
 
-    fn insert(&mut self, hold: Hold) {
-        let at = self.holds.len();
+    /// Keeps a hold and links what it takes, unless its sale is retired.
+    fn insert(&mut self, hold: Hold, sale_retired: bool) {
+        let at = self.holds.next_position();
         let holds = &self.holds;
         let newer = |other: &usize| holds[*other].created_version <= hold.created_version;
         match self.by_holder.get_mut(&hold.holder) {
@@ -308,8 +327,10 @@ impl ShowState {
             }
         }
         self.hold_index.insert(hold.id.clone(), at);
-        self.holds.push(hold);
-        self.link(at);
+        self.holds.insert(Kept { hold, sale_retired });
+        if !sale_retired {
+            self.link(at);
+        }
     }
 
     /// Records what a hold takes. Every seat points at the latest hold that

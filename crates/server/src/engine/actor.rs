@@ -23,13 +23,14 @@ use seat_state::{Change, HoldId, ServerMillis, ShowState};
 
 use crate::clock::SharedClock;
 use crate::metrics::{Metrics, Stage};
-use crate::store::{CommitError, Durable, LoadedHolds, Store};
+use crate::store::{Checkpoint, CommitError, Durable, LoadedHolds, Store};
 
 use super::commands::{Command, Decided as Answer, Read, Write};
 use super::decide::{Decided, Outcome};
 use super::error::EngineError;
 use super::events::EventHub;
 use super::index::HoldIndex;
+use super::retain::{self, Retention, Settled};
 
 /// Most requests decided and committed together.
 const MAX_BATCH: usize = 512;
@@ -44,11 +45,14 @@ pub struct ShowActor {
     clock: SharedClock,
     events: EventHub,
     /// The latest instant this writer decided at (or found in the journal).
-    latest: ServerMillis,
+    pub(super) latest: ServerMillis,
     /// The state may hold uncommitted decisions: answer nothing from it.
     broken: bool,
     /// A batch written, not yet on disk, not yet answered.
     in_flight: Option<InFlight>,
+    pub(super) retention: Retention,
+    /// Settled holds waiting to leave memory, and the last checkpoint.
+    pub(super) settled: Settled,
 }
 
 /// A written batch waiting for its flush.
@@ -60,6 +64,8 @@ struct InFlight {
     started: Instant,
     /// When its write returned, for the flush stage.
     written: Instant,
+    /// The state as this batch left it, to save once it is durable.
+    checkpoint: Option<Checkpoint>,
 }
 
 /// Adds queued writes to a batch (queued reads are kept for after it).
@@ -78,14 +84,19 @@ impl ShowActor {
     pub fn new(
         state: ShowState,
         loaded_latest: Option<ServerMillis>,
+        (retention, from_checkpoint): (Retention, i64),
         store: Arc<dyn Store>,
         metrics: Arc<Metrics>,
         index: Arc<HoldIndex>,
         clock: SharedClock,
     ) -> Self {
+        let latest = loaded_latest.unwrap_or(ServerMillis(i64::MIN));
+        let settled = settled_of(&state, latest, from_checkpoint);
         Self {
             show_id: Arc::from(state.show().id.as_str()),
-            latest: loaded_latest.unwrap_or(ServerMillis(i64::MIN)),
+            latest,
+            retention,
+            settled,
             state,
             store,
             metrics,
@@ -157,6 +168,10 @@ impl ShowActor {
         if !reads.is_empty() {
             // Reads see only what is on disk.
             self.settle().await;
+            if let Err(error) = self.recall(retain::named_by_reads(&reads)).await {
+                tracing::warn!(show = %self.show_id, %error, "recalling holds for reads failed");
+                return reads.into_iter().for_each(|read| read.fail(EngineError::Unavailable));
+            }
         }
         for read in reads {
             self.read(read);
@@ -177,7 +192,9 @@ impl ShowActor {
     /// what is on disk: the process stops and a restart recovers from the
     /// disk itself (what PostgreSQL does when a flush fails).
     fn land(&mut self, flushed: Result<(), CommitError>) {
-        let Some(InFlight { decided, writes, started, written, .. }) = self.in_flight.take() else { return };
+        let Some(InFlight { decided, writes, started, written, checkpoint, .. }) = self.in_flight.take() else {
+            return;
+        };
         if let Err(error) = flushed {
             tracing::error!(show = %self.show_id, %error, "flushing a written batch failed; stopping");
             std::process::abort();
@@ -188,6 +205,9 @@ impl ShowActor {
             self.metrics.commit_seconds.observe(started.elapsed().as_secs_f64());
         }
         self.publish(decided, writes);
+        if let Some(checkpoint) = checkpoint {
+            self.save_checkpoint(checkpoint);
+        }
     }
 
     /// The instant a batch is decided at: the store's clock when it has one
@@ -210,9 +230,10 @@ impl ShowActor {
             let error = match self.attempt(&mut writes, &foreign, top_up).await {
                 Ok((decided, durable)) => {
                     let written = Instant::now();
+                    let checkpoint = self.due_checkpoint();
                     // Answers go out in commit order: the batch before first.
                     self.settle().await;
-                    self.in_flight = Some(InFlight { decided, writes, durable, started, written });
+                    self.in_flight = Some(InFlight { decided, writes, durable, started, written, checkpoint });
                     return;
                 }
                 Err(error) => error,
@@ -229,9 +250,6 @@ impl ShowActor {
             if let Err(reload) = self.reload().await {
                 tracing::error!(show = %self.show_id, error = ?reload, "reload failed; the show is unavailable");
                 self.broken = true;
-                if let Err(error) = self.index.mark_unknown(&self.show_id) {
-                    tracing::error!(show = %self.show_id, %error, "cannot mark the index");
-                }
                 return writes.into_iter().for_each(|write| write.fail(|| EngineError::Unavailable));
             }
             if !retry {
@@ -244,6 +262,7 @@ impl ShowActor {
     fn publish(&mut self, decided: Decided, writes: Vec<Write>) {
         let publishing = Instant::now();
         let Decided { at, transitions, events, outcomes } = decided;
+        self.retire(transitions.iter().filter_map(|t| retain::settles(&t.change).map(|hold| (t.at, hold.clone()))));
         for transition in transitions.iter() {
             self.count(&transition.change);
             self.metrics.show_transition(&self.show_id, transition, &self.state);
@@ -287,6 +306,7 @@ impl ShowActor {
         let missed = batch.take_missed();
         if !missed.is_empty() {
             self.metrics.caught_up.inc_by(missed.len() as u64);
+            self.recall(retain::named_by_entries(&missed)).await.map_err(CommitError::Failed)?;
             self.catch_up(missed).map_err(|gap| CommitError::Stale(gap.0))?;
         }
         if self.store.shared() {
@@ -295,6 +315,8 @@ impl ShowActor {
             // another wait (bigger batches, fewer hand-overs of the lock).
             top_up(writes);
         }
+        // Holds the writes name that left memory come back first.
+        self.recall(retain::named_by_writes(writes)).await.map_err(CommitError::Failed)?;
         let at = self.instant(batch.now());
         let deciding = Instant::now();
         let decided = self.decide_all(writes, at, foreign);
@@ -309,6 +331,7 @@ impl ShowActor {
     async fn refresh(&mut self) -> anyhow::Result<()> {
         let missed = self.store.journal(&self.show_id, self.state.version()).await?;
         self.metrics.caught_up.inc_by(missed.len() as u64);
+        self.recall(retain::named_by_entries(&missed)).await?;
         if let Err(gap) = self.catch_up(missed) {
             tracing::warn!(show = %self.show_id, gap = %gap.0, "cannot catch up; reloading the show");
             self.reload().await?;
@@ -326,6 +349,9 @@ impl ShowActor {
             tracing::error!(show = %self.show_id, %error, "cannot index a new hold");
         }
         self.events.publish(self.state.change_event(change, at));
+        if let Some(hold) = retain::settles(change) {
+            self.retire(std::iter::once((at, hold.clone())));
+        }
     }
 
     /// Rebuilds the state and the index from storage, and forgets the
@@ -334,7 +360,9 @@ impl ShowActor {
         let loaded = self.store.load_holds(&self.show_id).await?;
         self.index.replace_show(&self.show_id, loaded.holds.iter())?;
         self.latest = self.latest.max(loaded.latest_at.unwrap_or(self.latest));
+        let from_checkpoint = loaded.from_checkpoint;
         self.state = restored(ShowState::new(self.state.show().clone()), loaded);
+        self.settled = settled_of(&self.state, self.latest, from_checkpoint);
         self.events.forget_recent();
         self.broken = false;
         Ok(())
@@ -375,8 +403,20 @@ impl ShowActor {
     }
 }
 
+/// The settled holds a loaded state keeps, queued to leave memory as if
+/// they had settled at `now`.
+fn settled_of(state: &ShowState, now: ServerMillis, from_checkpoint: i64) -> Settled {
+    let mut settled = Settled::default();
+    settled.checkpointed = from_checkpoint;
+    for hold in state.holds().filter(|hold| hold.stored_status != seat_state::HoldStatus::Held) {
+        settled.push(now, hold.id.clone());
+    }
+    settled
+}
+
 /// A fresh state with stored holds restored and the stored version.
 pub fn restored(mut state: ShowState, loaded: LoadedHolds) -> ShowState {
+    state.restore_retired(&loaded.retired);
     for hold in loaded.holds {
         state.restore(hold);
     }

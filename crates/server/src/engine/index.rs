@@ -1,36 +1,23 @@
-//! Which show each hold belongs to, and each holder's holds across shows.
+//! Which show each hold in memory belongs to: a cache of the store's index
+//! of record (`hold_ids`), which answers whatever this misses.
 //!
 //! Only show writers change it: a new hold is indexed as part of its commit
-//! (before anyone is answered, so a dropped connection cannot skip it), and
-//! a show's entries are rebuilt from storage whenever its writer (re)loads.
+//! (before anyone is answered, so a dropped connection cannot skip it), a
+//! show's entries are rebuilt from storage whenever its writer (re)loads,
+//! and holds that leave a writer's memory leave the index too.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, RwLock};
 
-use seat_state::{Hold, HoldId, HolderId, ServerMillis};
+use seat_state::{Hold, HoldId};
 
 use super::error::EngineError;
-
-/// Where a hold lives, in the order "newest first" lists it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Entry {
-    created_at: ServerMillis,
-    show: Arc<str>,
-    created_version: i64,
-    hold: HoldId,
-}
 
 #[derive(Default)]
 struct Inner {
     shows: HashMap<HoldId, Arc<str>>,
-    /// Oldest first.
-    by_holder: HashMap<HolderId, Vec<Entry>>,
     /// Each show's holds, so a reload replaces exactly them.
-    by_show: HashMap<Arc<str>, Vec<(HolderId, HoldId)>>,
-    /// Shows whose writer cannot tell what storage has (a commit failed and
-    /// so did the reload): their entries may be missing, so a lookup that
-    /// finds nothing cannot say "no such hold".
-    unknown: HashSet<Arc<str>>,
+    by_show: HashMap<Arc<str>, HashSet<HoldId>>,
 }
 
 /// Hold ids are global; each hold lives in one show.
@@ -43,26 +30,8 @@ fn poisoned() -> EngineError {
 
 impl Inner {
     fn insert(&mut self, show: &Arc<str>, hold: &Hold) {
-        if self.shows.insert(hold.id.clone(), Arc::clone(show)).is_some() {
-            return;
-        }
-        let entry = Entry {
-            created_at: hold.created_at,
-            show: Arc::clone(show),
-            created_version: hold.created_version,
-            hold: hold.id.clone(),
-        };
-        let list = self.by_holder.entry(hold.holder.clone()).or_default();
-        list.insert(list.partition_point(|other| *other <= entry), entry);
-        self.by_show.entry(Arc::clone(show)).or_default().push((hold.holder.clone(), hold.id.clone()));
-    }
-
-    fn remove_show(&mut self, show: &str) {
-        for (holder, hold) in self.by_show.remove(show).unwrap_or_default() {
-            self.shows.remove(&hold);
-            if let Some(list) = self.by_holder.get_mut(&holder) {
-                list.retain(|entry| entry.hold != hold);
-            }
+        if self.shows.insert(hold.id.clone(), Arc::clone(show)).is_none() {
+            self.by_show.entry(Arc::clone(show)).or_default().insert(hold.id.clone());
         }
     }
 }
@@ -77,39 +46,32 @@ impl HoldIndex {
     /// Replaces every entry of `show` with `holds` (as just loaded from storage).
     pub fn replace_show<'a>(&self, show: &Arc<str>, holds: impl Iterator<Item = &'a Hold>) -> Result<(), EngineError> {
         let mut inner = self.0.write().map_err(|_| poisoned())?;
-        inner.remove_show(show);
+        for hold in inner.by_show.remove(show).unwrap_or_default() {
+            inner.shows.remove(&hold);
+        }
         for hold in holds {
             inner.insert(show, hold);
         }
-        inner.unknown.remove(show);
         Ok(())
     }
 
-    /// Marks a show's entries as possibly incomplete until its next reload.
-    pub fn mark_unknown(&self, show: &Arc<str>) -> Result<(), EngineError> {
-        self.0.write().map_err(|_| poisoned())?.unknown.insert(Arc::clone(show));
+    /// Drops holds that left `show`'s memory (storage still has them).
+    pub fn forget(&self, show: &Arc<str>, holds: &[HoldId]) -> Result<(), EngineError> {
+        let mut inner = self.0.write().map_err(|_| poisoned())?;
+        for hold in holds {
+            inner.shows.remove(hold);
+        }
+        if let Some(kept) = inner.by_show.get_mut(show) {
+            for hold in holds {
+                kept.remove(hold);
+            }
+        }
         Ok(())
     }
 
-    /// The show a hold belongs to. Unavailable rather than "none" while a
-    /// show's entries may be missing.
+    /// The show a hold belongs to, if it is in memory; `None` says only
+    /// "ask the store".
     pub fn show_of(&self, hold: &HoldId) -> Result<Option<Arc<str>>, EngineError> {
-        let inner = self.0.read().map_err(|_| poisoned())?;
-        match inner.shows.get(hold) {
-            Some(show) => Ok(Some(Arc::clone(show))),
-            None if inner.unknown.is_empty() => Ok(None),
-            None => Err(EngineError::Unavailable),
-        }
-    }
-
-    /// A holder's holds with their shows, newest first (by decision instant
-    /// across shows, by decision order within one).
-    pub fn holds_of(&self, holder: &HolderId) -> Result<Vec<(Arc<str>, HoldId)>, EngineError> {
-        let inner = self.0.read().map_err(|_| poisoned())?;
-        if !inner.unknown.is_empty() {
-            return Err(EngineError::Unavailable);
-        }
-        let list = inner.by_holder.get(holder).map(Vec::as_slice).unwrap_or_default();
-        Ok(list.iter().rev().map(|entry| (Arc::clone(&entry.show), entry.hold.clone())).collect())
+        Ok(self.0.read().map_err(|_| poisoned())?.shows.get(hold).cloned())
     }
 }

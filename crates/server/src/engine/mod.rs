@@ -12,6 +12,7 @@ mod decide;
 mod error;
 pub mod events;
 mod index;
+mod retain;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -30,6 +31,7 @@ use commands::{Command, Read, Reply, Write};
 pub use error::EngineError;
 use events::Subscription;
 pub use index::HoldIndex;
+pub use retain::Retention;
 
 /// Requests waiting for a show's writer before senders wait too.
 const QUEUE: usize = 4096;
@@ -45,8 +47,7 @@ pub struct Engines {
     /// Each show's writer, started once (a cell stays empty while it loads).
     shows: RwLock<HashMap<String, Arc<OnceCell<ShowHandle>>>>,
     index: Arc<HoldIndex>,
-    /// Set once every stored show is loaded, so the index is complete.
-    all_loaded: OnceCell<()>,
+    retention: Retention,
 }
 
 /// A way to talk to one show's writer.
@@ -61,7 +62,14 @@ fn storage(error: anyhow::Error) -> EngineError {
 
 impl Engines {
     pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>, clock: SharedClock) -> Self {
-        Self { store, metrics, clock, shows: RwLock::default(), index: Arc::default(), all_loaded: OnceCell::new() }
+        Self { store, metrics, clock, shows: RwLock::default(), index: Arc::default(), retention: Retention::default() }
+    }
+
+    /// How long settled holds stay in memory and how often checkpoints
+    /// are written (the simulator shortens both to exercise them).
+    pub fn with_retention(mut self, retention: Retention) -> Self {
+        self.retention = retention;
+        self
     }
 
     /// The engine of a show, started (from storage) on first use; `None` for
@@ -87,11 +95,12 @@ impl Engines {
         let loaded = self.store.load_holds(show_id).await.map_err(|error| Some(storage(error)))?;
         self.metrics.show_loads.inc();
         self.index.replace_show(&Arc::from(show_id), loaded.holds.iter())?;
-        let latest = loaded.latest_at;
+        let (latest, from_checkpoint) = (loaded.latest_at, loaded.from_checkpoint);
         let state = actor::restored(ShowState::new(show), loaded);
         let writer = actor::ShowActor::new(
             state,
             latest,
+            (self.retention, from_checkpoint),
             Arc::clone(&self.store),
             Arc::clone(&self.metrics),
             Arc::clone(&self.index),
@@ -102,31 +111,13 @@ impl Engines {
         Ok(ShowHandle { commands })
     }
 
-    /// Starts every stored show's engine (once), so hold lookups are complete.
-    async fn load_all(&self) -> Result<(), EngineError> {
-        self.all_loaded
-            .get_or_try_init(|| async {
-                for summary in self.store.list_shows().await.map_err(storage)? {
-                    self.show(&summary.id).await?;
-                }
-                Ok::<(), EngineError>(())
-            })
-            .await?;
-        Ok(())
-    }
-
     /// The engine of the show a hold belongs to; `None` for an unknown hold.
-    /// With a shared store, a hold another process made is found in the
-    /// store (the index of record); memory is only a cache.
+    /// The store is the index of record (a hold another process made, or
+    /// one that left memory, is found there); memory is only a cache.
     pub async fn show_of_hold(&self, hold: &HoldId) -> Result<Option<ShowHandle>, EngineError> {
-        let show_id = if self.store.shared() {
-            match self.index.show_of(hold) {
-                Ok(Some(show_id)) => Some(show_id.to_string()),
-                _ => self.store.hold_show(hold).await.map_err(storage)?,
-            }
-        } else {
-            self.load_all().await?;
-            self.index.show_of(hold)?.map(|show_id| show_id.to_string())
+        let show_id = match self.index.show_of(hold)? {
+            Some(show_id) => Some(show_id.to_string()),
+            None => self.store.hold_show(hold).await.map_err(storage)?,
         };
         match show_id {
             Some(show_id) => self.show(&show_id).await,
@@ -134,14 +125,10 @@ impl Engines {
         }
     }
 
-    /// A holder's holds with their shows' engines, newest first.
+    /// A holder's holds with their shows' engines, newest first, as the
+    /// store lists them.
     pub async fn holds_of(&self, holder: &HolderId) -> Result<Vec<(HoldId, ShowHandle)>, EngineError> {
-        let listed: Vec<(String, HoldId)> = if self.store.shared() {
-            self.store.holder_holds(holder).await.map_err(storage)?
-        } else {
-            self.load_all().await?;
-            self.index.holds_of(holder)?.into_iter().map(|(show, hold)| (show.to_string(), hold)).collect()
-        };
+        let listed = self.store.holder_holds(holder).await.map_err(storage)?;
         let mut holds = Vec::with_capacity(listed.len());
         for (show_id, hold) in listed {
             if let Some(show) = self.show(&show_id).await? {

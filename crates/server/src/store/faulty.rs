@@ -6,11 +6,11 @@ use std::sync::{Arc, Mutex};
 use async_trait::async_trait;
 
 use seat_state::wire::ShowSummary;
-use seat_state::{HoldId, HolderId, ServerMillis, Show};
+use seat_state::{Hold, HoldId, HolderId, ServerMillis, Show};
 
 use super::{
-    Batch, CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, LocalBatch, SessionSeen, Store,
-    Transition,
+    Batch, Checkpoint, CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, LocalBatch, SessionSeen,
+    Store, Transition,
 };
 
 /// Polls a written batch takes to become durable: long enough for the
@@ -171,6 +171,14 @@ impl Store for FaultyStore {
             anyhow::bail!("injected fault: loading {show_id} failed");
         }
         self.inner.load_holds(show_id).await
+    }
+
+    async fn hold_at(&self, show_id: &str, hold: &HoldId, version: i64) -> anyhow::Result<Option<Hold>> {
+        self.inner.hold_at(show_id, hold, version).await
+    }
+
+    async fn save_checkpoint(&self, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()> {
+        self.inner.save_checkpoint(show_id, checkpoint).await
     }
 
     async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {

@@ -128,9 +128,25 @@ impl JournalEntry {
 /// The holds (and blocked seats) a journal describes, oldest first: how
 /// every store rebuilds a show. `version` is the show's stored version.
 pub fn replay(version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHolds> {
-    let mut holds: Vec<Hold> = Vec::new();
-    let mut by_id: HashMap<&HoldId, usize> = HashMap::new();
+    replay_onto(Vec::new(), version, journal)
+}
+
+/// As [`replay`], starting from `holds` (as a checkpoint keeps them).
+pub fn replay_onto(holds: Vec<Hold>, version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHolds> {
     let mut blocked = BTreeSet::new();
+    let mut loaded = replay_blocked_onto(holds, &mut blocked, version, journal)?;
+    loaded.blocked = blocked.into_iter().collect();
+    Ok(loaded)
+}
+
+/// As [`replay_onto`], with the blocked seats kept in `blocked`.
+pub(super) fn replay_blocked_onto(
+    mut holds: Vec<Hold>,
+    blocked: &mut BTreeSet<SeatId>,
+    version: i64,
+    journal: &[JournalEntry],
+) -> anyhow::Result<LoadedHolds> {
+    let mut by_id: HashMap<HoldId, usize> = holds.iter().enumerate().map(|(at, hold)| (hold.id.clone(), at)).collect();
     for entry in journal {
         match &entry.action {
             JournalAction::Blocked { seats, .. } => blocked.extend(seats.iter().cloned()),
@@ -139,7 +155,7 @@ pub fn replay(version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHo
         }
         let Some(hold_id) = &entry.hold_id else { continue };
         if let Some(hold) = entry.created_hold() {
-            by_id.insert(hold_id, holds.len());
+            by_id.insert(hold_id.clone(), holds.len());
             holds.push(hold);
             continue;
         }
@@ -158,7 +174,7 @@ pub fn replay(version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHo
         }
     }
     let latest_at = journal.iter().map(|entry| entry.at).max();
-    Ok(LoadedHolds { version, holds, blocked: blocked.into_iter().collect(), latest_at })
+    Ok(LoadedHolds { version, holds, blocked: Vec::new(), latest_at, retired: Default::default(), from_checkpoint: 0 })
 }
 
 /// A journal row's columns after its show, version, instant, hold and holder.

@@ -9,9 +9,12 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use seat_state::wire::ShowSummary;
-use seat_state::{Change, HoldId, HolderId, ServerMillis, Show};
+use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis, Show};
 
-use super::{CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, SessionSeen, Store, Transition, replay};
+use super::checkpoint::{hold_in, load_in};
+use super::{
+    Checkpoint, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, SessionSeen, Store, Transition,
+};
 
 /// Every show, session, hold id and outbox entry.
 #[derive(Clone, Default)]
@@ -33,6 +36,8 @@ struct StoredShow {
     created_at: ServerMillis,
     /// The journal, in version order (entry `i` has version `i + 1`).
     journal: Vec<Transition>,
+    /// The latest checkpoint, as the SQL stores keep it (JSON).
+    checkpoint: Option<(i64, String)>,
 }
 
 struct Entry {
@@ -67,9 +72,10 @@ impl Store for MemoryStore {
         if let Some(existing) = inner.shows.get(show.id.as_str()) {
             return Ok(if existing.show == *show { CreateShow::AlreadyThere } else { CreateShow::Conflict });
         }
-        inner
-            .shows
-            .insert(show.id.to_string(), StoredShow { show: show.clone(), created_at: now, journal: Vec::new() });
+        inner.shows.insert(
+            show.id.to_string(),
+            StoredShow { show: show.clone(), created_at: now, journal: Vec::new(), checkpoint: None },
+        );
         Ok(CreateShow::Created)
     }
 
@@ -112,8 +118,23 @@ impl Store for MemoryStore {
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {
         let inner = self.lock()?;
         let stored = inner.shows.get(show_id).ok_or_else(|| anyhow::anyhow!("no show {show_id}"))?;
-        let entries: Vec<JournalEntry> = stored.journal.iter().map(JournalEntry::from).collect();
-        replay(stored.journal.len() as i64, &entries)
+        load_in(&stored.journal, stored.checkpoint.as_ref().map(|(_, json)| json.as_str()))
+    }
+
+    async fn hold_at(&self, show_id: &str, hold: &HoldId, version: i64) -> anyhow::Result<Option<Hold>> {
+        let inner = self.lock()?;
+        hold_in(inner.shows.get(show_id).map(|stored| stored.journal.as_slice()).unwrap_or_default(), hold, version)
+    }
+
+    async fn save_checkpoint(&self, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()> {
+        let json = checkpoint.encode()?;
+        let mut inner = self.lock()?;
+        let stored = inner.shows.get_mut(show_id).ok_or_else(|| anyhow::anyhow!("no show {show_id}"))?;
+        anyhow::ensure!(checkpoint.version <= stored.journal.len() as i64, "a checkpoint ahead of the journal");
+        if stored.checkpoint.as_ref().is_none_or(|(kept, _)| *kept < checkpoint.version) {
+            stored.checkpoint = Some((checkpoint.version, json));
+        }
+        Ok(())
     }
 
     async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {

@@ -3,6 +3,7 @@
 //! `Store` is what the routes need; each engine implements it, and one
 //! conformance suite (`tests/store_conformance.rs`) runs against every one.
 
+mod checkpoint;
 mod faulty;
 mod journal;
 mod memory;
@@ -17,10 +18,12 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use seat_state::wire::ShowSummary;
-use seat_state::{Change, Hold, HoldId, HolderId, SeatId, ServerMillis, Show};
+use seat_state::{Change, Hold, HoldId, HolderId, Retired, SeatId, ServerMillis, Show};
 
+pub use checkpoint::Checkpoint;
 pub use faulty::{CommitFault, Faults, FaultyStore};
-pub use journal::{JournalAction, JournalEntry, replay};
+use journal::replay_blocked_onto;
+pub use journal::{JournalAction, JournalEntry, replay, replay_onto};
 pub use memory::MemoryStore;
 
 pub use postgres::PostgresStore;
@@ -74,6 +77,11 @@ pub struct LoadedHolds {
     /// The latest instant any of its transitions was decided at: the show's
     /// writer never decides earlier, even if the clock stepped back.
     pub latest_at: Option<ServerMillis>,
+    /// Sales of holds evicted before the checkpoint the load started from:
+    /// `holds` has only the holds that can still change (and recent ones).
+    pub retired: Retired,
+    /// The version of the checkpoint the load started from (0: none).
+    pub from_checkpoint: i64,
 }
 
 /// A session's holder and when a request last used it, as stored.
@@ -210,6 +218,21 @@ pub trait Store: Send + Sync + 'static {
     async fn hold_show(&self, hold: &HoldId) -> anyhow::Result<Option<String>>;
     /// A holder's holds across shows, newest first, as `(show id, hold id)`.
     async fn holder_holds(&self, holder: &HolderId) -> anyhow::Result<Vec<(String, HoldId)>>;
+    /// One hold as the show's journal up to `version` makes it: how a writer
+    /// gets back a hold it evicted. `None` if the show has no such hold then.
+    async fn hold_at(&self, show_id: &str, hold: &HoldId, version: i64) -> anyhow::Result<Option<Hold>>;
+    /// [`Store::hold_at`] for several holds; the show's unknown ids are left out.
+    async fn holds_at(&self, show_id: &str, holds: &[HoldId], version: i64) -> anyhow::Result<Vec<Hold>> {
+        let mut found = Vec::with_capacity(holds.len());
+        for hold in holds {
+            found.extend(self.hold_at(show_id, hold, version).await?);
+        }
+        Ok(found)
+    }
+    /// Keeps `checkpoint` as the show's latest (unless a newer one is kept),
+    /// so later loads replay only the journal after it. Its version must be
+    /// durable in the journal already.
+    async fn save_checkpoint(&self, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()>;
     /// A show's journal entries after `after_version`, oldest first.
     async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>>;
     /// Writes consecutive transitions of one show all or nothing, conditional

@@ -12,10 +12,11 @@ use async_trait::async_trait;
 use tokio::sync::{OwnedMutexGuard, broadcast};
 
 use seat_state::wire::ShowSummary;
-use seat_state::{HoldId, HolderId, ServerMillis, Show};
+use seat_state::{Hold, HoldId, HolderId, ServerMillis, Show};
 
 use super::{
-    Batch, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, MemoryStore, SessionSeen, Store, Transition,
+    Batch, Checkpoint, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, MemoryStore, SessionSeen, Store,
+    Transition,
 };
 use crate::clock::SharedClock;
 
@@ -124,6 +125,14 @@ impl Store for SharedMemoryStore {
 
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {
         self.data.load_holds(show_id).await
+    }
+
+    async fn hold_at(&self, show_id: &str, hold: &HoldId, version: i64) -> anyhow::Result<Option<Hold>> {
+        self.data.hold_at(show_id, hold, version).await
+    }
+
+    async fn save_checkpoint(&self, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()> {
+        self.data.save_checkpoint(show_id, checkpoint).await
     }
 
     async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {

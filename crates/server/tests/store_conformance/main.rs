@@ -32,6 +32,7 @@ use seathold_server::store::{
 };
 
 mod batches;
+mod checkpoints;
 #[path = "../postgres/mod.rs"]
 mod postgres;
 mod processes;
@@ -40,6 +41,7 @@ mod stores_alone;
 mod support;
 
 use batches::*;
+use checkpoints::*;
 use processes::*;
 use records::*;
 use support::*;
@@ -104,6 +106,9 @@ macro_rules! conformance_cases {
                 a_batch_decides_at_the_store_clock_never_below_the_latest_instant,
                 a_batch_dropped_without_commit_writes_nothing_and_frees_the_show,
                 a_batch_whose_commit_is_refused_writes_nothing_and_frees_the_show,
+                a_load_starts_from_the_checkpoint_and_recalls_the_evicted_holds_changed_after_it,
+                a_hold_is_read_back_by_id_as_of_a_version,
+                the_newest_checkpoint_is_kept_and_one_ahead_of_the_journal_refused,
             );
         }
     };

@@ -31,18 +31,20 @@ use tokio::sync::broadcast;
 use tokio_postgres::NoTls;
 
 use seat_state::wire::{ShowInput, ShowSummary};
-use seat_state::{HoldId, HolderId, ServerMillis, Show};
+use seat_state::{Hold, HoldId, HolderId, ServerMillis, Show};
 
 use self::tls::Tls;
+use super::checkpoint::{load_from, missing_holds};
 use super::{
-    Batch, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, SessionSeen, Store, Transition, replay,
+    Batch, Checkpoint, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, SessionSeen, Store, Transition,
 };
 
 /// Migrations, in order; each runs once, under a lock, in its own transaction.
-const MIGRATIONS: [&str; 3] = [
+const MIGRATIONS: [&str; 4] = [
     include_str!("../../../migrations/postgres/0001_schema.sql"),
     include_str!("../../../migrations/postgres/0002_blocked_seats.sql"),
     include_str!("../../../migrations/postgres/0003_session_last_seen.sql"),
+    include_str!("../../../migrations/postgres/0004_checkpoints.sql"),
 ];
 /// The `NOTIFY` channel batch commits announce their show on.
 const CHANNEL: &str = "seathold_changes";
@@ -246,9 +248,46 @@ impl Store for PostgresStore {
             .start()
             .await?;
         let version: i64 = transaction.query_one("SELECT version FROM shows WHERE id = $1", &[&show_id]).await?.get(0);
-        let entries = rows::journal(&transaction, show_id, 0).await?;
+        let checkpoint = transaction
+            .query_opt("SELECT state FROM checkpoints WHERE show_id = $1", &[&show_id])
+            .await?
+            .map(|row| Checkpoint::decode(row.get(0)))
+            .transpose()?;
+        let after = checkpoint.as_ref().map_or(0, |checkpoint| checkpoint.version);
+        let tail = rows::journal(&transaction, show_id, after).await?;
+        let mut recalled = Vec::new();
+        if let Some(checkpoint) = &checkpoint {
+            for hold in missing_holds(checkpoint, &tail) {
+                recalled.extend(rows::hold_at(&transaction, show_id, &hold, after).await?);
+            }
+        }
         transaction.commit().await?;
-        replay(version, &entries)
+        load_from(version, checkpoint, recalled, &tail)
+    }
+
+    async fn hold_at(&self, show_id: &str, hold: &HoldId, version: i64) -> anyhow::Result<Option<Hold>> {
+        let client = self.client().await?;
+        rows::hold_at(&client, show_id, hold, version).await
+    }
+
+    async fn save_checkpoint(&self, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()> {
+        let client = self.client().await?;
+        let json = checkpoint.encode()?;
+        let saved = client
+            .execute(
+                "INSERT INTO checkpoints (show_id, version, state)
+                 SELECT id, $2, $3 FROM shows WHERE id = $1 AND version >= $2
+                 ON CONFLICT (show_id) DO UPDATE SET version = excluded.version, state = excluded.state
+                 WHERE excluded.version > checkpoints.version",
+                &[&show_id, &checkpoint.version, &json],
+            )
+            .await?;
+        let ahead: bool = client
+            .query_one("SELECT version < $2 FROM shows WHERE id = $1", &[&show_id, &checkpoint.version])
+            .await?
+            .get(0);
+        anyhow::ensure!(saved == 1 || !ahead, "checkpoint {} of {show_id} is ahead of its journal", checkpoint.version);
+        Ok(())
     }
 
     async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {

@@ -2,8 +2,9 @@
 //! time (one statement per table, arrays unnested).
 
 use deadpool_postgres::GenericClient;
-use seat_state::{Change, HoldId, HolderId, ServerMillis};
+use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis};
 
+use crate::store::checkpoint::hold_from;
 use crate::store::journal::Row;
 use crate::store::{JournalEntry, Transition};
 
@@ -16,6 +17,28 @@ pub async fn journal(client: &impl GenericClient, show_id: &str, after: i64) -> 
             &[&show_id, &after],
         )
         .await?;
+    entries(&rows)
+}
+
+/// One hold as the show's journal up to `version` makes it.
+pub async fn hold_at(
+    client: &impl GenericClient,
+    show_id: &str,
+    hold: &HoldId,
+    version: i64,
+) -> anyhow::Result<Option<Hold>> {
+    let rows = client
+        .query(
+            "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
+             FROM journal WHERE hold_id = $2 AND show_id = $1 AND version <= $3 ORDER BY version",
+            &[&show_id, &hold.as_str(), &version],
+        )
+        .await?;
+    hold_from(&entries(&rows)?)
+}
+
+/// Journal rows (in the column order the queries above select) as entries.
+fn entries(rows: &[tokio_postgres::Row]) -> anyhow::Result<Vec<JournalEntry>> {
     rows.iter()
         .map(|row| {
             let action: String = row.get(4);

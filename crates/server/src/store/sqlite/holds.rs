@@ -11,8 +11,9 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis};
 
+use crate::store::checkpoint::{hold_from, load_from, missing_holds};
 use crate::store::journal::Row;
-use crate::store::{CommitError, JournalEntry, LoadedHolds, Transition, replay};
+use crate::store::{Checkpoint, CommitError, JournalEntry, LoadedHolds, Transition};
 
 /// Runs a statement through the connection's statement cache (parsed once).
 fn exec(tx: &Transaction<'_>, sql: &str, params: impl rusqlite::Params) -> Result<usize, CommitError> {
@@ -114,10 +115,52 @@ fn add_outbox(tx: &Transaction<'_>, show_id: &str, hold: &HoldId, deadline: Serv
     Ok(())
 }
 
-/// A show's version and its holds, oldest first, rebuilt from the journal.
+/// A show's version and its holds: its latest checkpoint with the journal
+/// after it (and the evicted holds that journal changes).
 pub fn load(connection: &Connection, show_id: &str) -> anyhow::Result<LoadedHolds> {
     let version = connection.query_row("SELECT version FROM shows WHERE id = ?1", [show_id], |row| row.get(0))?;
-    replay(version, &journal(connection, show_id, 0)?)
+    let checkpoint: Option<String> = connection
+        .query_row("SELECT state FROM checkpoints WHERE show_id = ?1", [show_id], |row| row.get(0))
+        .optional()?;
+    let checkpoint = checkpoint.as_deref().map(Checkpoint::decode).transpose()?;
+    let after = checkpoint.as_ref().map_or(0, |checkpoint| checkpoint.version);
+    let tail = journal(connection, show_id, after)?;
+    let recalled = match &checkpoint {
+        Some(checkpoint) => missing_holds(checkpoint, &tail)
+            .iter()
+            .filter_map(|hold| hold_at(connection, show_id, hold.as_str(), after).transpose())
+            .collect::<anyhow::Result<_>>()?,
+        None => Vec::new(),
+    };
+    load_from(version, checkpoint, recalled, &tail)
+}
+
+/// Keeps a checkpoint unless a newer one is kept; refuses one ahead of the journal.
+pub fn save_checkpoint(connection: &Connection, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()> {
+    let json = checkpoint.encode()?;
+    let saved = connection.execute(
+        "INSERT INTO checkpoints (show_id, version, state)
+         SELECT id, ?2, ?3 FROM shows WHERE id = ?1 AND version >= ?2
+         ON CONFLICT (show_id) DO UPDATE SET version = excluded.version, state = excluded.state
+         WHERE excluded.version > checkpoints.version",
+        params![show_id, checkpoint.version, json],
+    )?;
+    let ahead: bool = connection.query_row(
+        "SELECT version < ?2 FROM shows WHERE id = ?1",
+        params![show_id, checkpoint.version],
+        |row| row.get(0),
+    )?;
+    anyhow::ensure!(saved == 1 || !ahead, "checkpoint {} of {show_id} is ahead of its journal", checkpoint.version);
+    Ok(())
+}
+
+/// One hold as the show's journal up to `version` makes it.
+pub fn hold_at(connection: &Connection, show_id: &str, hold: &str, version: i64) -> anyhow::Result<Option<Hold>> {
+    let mut statement = connection.prepare_cached(
+        "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
+         FROM journal WHERE hold_id = ?2 AND show_id = ?1 AND version <= ?3 ORDER BY version",
+    )?;
+    hold_from(&entries(statement.query(params![show_id, hold, version])?)?)
 }
 
 /// A show's journal entries after `after`, oldest first.
@@ -126,7 +169,11 @@ pub fn journal(connection: &Connection, show_id: &str, after: i64) -> anyhow::Re
         "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
          FROM journal WHERE show_id = ?1 AND version > ?2 ORDER BY version",
     )?;
-    let mut rows = statement.query(params![show_id, after])?;
+    entries(statement.query(params![show_id, after])?)
+}
+
+/// Journal rows (in the column order the queries above select) as entries.
+fn entries(mut rows: rusqlite::Rows<'_>) -> anyhow::Result<Vec<JournalEntry>> {
     let mut entries = Vec::new();
     while let Some(row) = rows.next()? {
         let action: String = row.get(4)?;

@@ -18,9 +18,10 @@ use seat_state::wire::{ShowInput, ShowSummary};
 use seat_state::{ServerMillis, Show};
 
 use super::{
-    CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, SessionSeen, Store, Transition, durable_now,
+    Checkpoint, CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, SessionSeen, Store, Transition,
+    durable_now,
 };
-use seat_state::{HoldId, HolderId};
+use seat_state::{Hold, HoldId, HolderId};
 
 mod connections;
 mod flush;
@@ -35,6 +36,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0004_hold_ids.sql")),
         M::up(include_str!("../../../migrations/0005_blocked_seats.sql")),
         M::up(include_str!("../../../migrations/0006_session_last_seen.sql")),
+        M::up(include_str!("../../../migrations/0007_checkpoints.sql")),
     ])
 }
 
@@ -266,6 +268,16 @@ impl Store for SqliteStore {
     async fn load_holds(&self, show_id: &str) -> anyhow::Result<LoadedHolds> {
         let show_id = show_id.to_owned();
         self.read(move |connection| holds::load(connection, &show_id)).await
+    }
+
+    async fn hold_at(&self, show_id: &str, hold: &HoldId, version: i64) -> anyhow::Result<Option<Hold>> {
+        let (show_id, hold) = (show_id.to_owned(), hold.to_string());
+        self.read(move |connection| holds::hold_at(connection, &show_id, &hold, version)).await
+    }
+
+    async fn save_checkpoint(&self, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()> {
+        let (show_id, checkpoint) = (show_id.to_owned(), checkpoint.clone());
+        self.with(move |connection| holds::save_checkpoint(connection, &show_id, &checkpoint)).await
     }
 
     async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
