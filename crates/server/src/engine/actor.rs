@@ -92,7 +92,7 @@ impl ShowActor {
     ) -> Self {
         let latest = loaded_latest.unwrap_or(ServerMillis(i64::MIN));
         let settled = settled_of(&state, latest, from_checkpoint);
-        Self {
+        let mut actor = Self {
             show_id: Arc::from(state.show().id.as_str()),
             latest,
             retention,
@@ -105,7 +105,9 @@ impl ShowActor {
             events: EventHub::default(),
             broken: false,
             in_flight: None,
-        }
+        };
+        actor.after_load();
+        actor
     }
 
     /// Serves commands until every handle is dropped.
@@ -208,6 +210,12 @@ impl ShowActor {
         if let Some(checkpoint) = checkpoint {
             self.save_checkpoint(checkpoint);
         }
+    }
+
+    /// This process's clock (only for what decides nothing, such as when
+    /// settled holds leave memory).
+    pub(super) fn clock_now(&self) -> ServerMillis {
+        self.clock.now()
     }
 
     /// The instant a batch is decided at: the store's clock when it has one
@@ -363,6 +371,7 @@ impl ShowActor {
         let from_checkpoint = loaded.from_checkpoint;
         self.state = restored(ShowState::new(self.state.show().clone()), loaded);
         self.settled = settled_of(&self.state, self.latest, from_checkpoint);
+        self.after_load();
         self.events.forget_recent();
         self.broken = false;
         Ok(())
@@ -404,12 +413,19 @@ impl ShowActor {
 }
 
 /// The settled holds a loaded state keeps, queued to leave memory as if
-/// they had settled at `now`.
+/// they had settled at their deadline (or `now`, if that is earlier): the
+/// journal does not say when a hold settled, and none settled after `now`.
 fn settled_of(state: &ShowState, now: ServerMillis, from_checkpoint: i64) -> Settled {
     let mut settled = Settled::default();
     settled.checkpointed = from_checkpoint;
-    for hold in state.holds().filter(|hold| hold.stored_status != seat_state::HoldStatus::Held) {
-        settled.push(now, hold.id.clone());
+    let mut loaded: Vec<(ServerMillis, seat_state::HoldId)> = state
+        .holds()
+        .filter(|hold| hold.stored_status != seat_state::HoldStatus::Held)
+        .map(|hold| (hold.expires_at.min(now), hold.id.clone()))
+        .collect();
+    loaded.sort();
+    for (at, hold) in loaded {
+        settled.push(at, hold);
     }
     settled
 }

@@ -119,7 +119,10 @@ impl ShowActor {
         for (at, hold) in changes {
             self.settled.push(at, hold);
         }
-        let before = ServerMillis(self.latest.0.saturating_sub(self.retention.keep_settled_ms));
+        // The clock, not only the latest decision: after a restart the
+        // journal's latest instant can be long ago.
+        let now = self.clock_now().max(self.latest);
+        let before = ServerMillis(now.0.saturating_sub(self.retention.keep_settled_ms));
         let evicted: Vec<HoldId> = self.settled.due(before).into_iter().filter(|hold| self.state.evict(hold)).collect();
         if evicted.is_empty() {
             return;
@@ -127,6 +130,16 @@ impl ShowActor {
         self.metrics.holds_evicted.inc_by(evicted.len() as u64);
         if let Err(error) = self.index.forget(&self.show_id, &evicted) {
             tracing::error!(show = %self.show_id, %error, "cannot drop evicted holds from the index");
+        }
+    }
+
+    /// Right after a load (the state is what storage has): settled holds
+    /// long gone leave at once, and a load that replayed a long journal
+    /// writes a checkpoint, so the next one does not.
+    pub(super) fn after_load(&mut self) {
+        self.retire(std::iter::empty());
+        if let Some(checkpoint) = self.due_checkpoint() {
+            self.save_checkpoint(checkpoint);
         }
     }
 
