@@ -5,7 +5,7 @@
 //! PostgreSQL.
 
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 mod sale_sqlite;
@@ -31,14 +31,19 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         _ => (true, true, args),
     };
     let (database, extra) = database_flag(extra)?;
-    let step = Step::start("release build: seathold (and flash-sale for the sale)");
-    let mut build = tool("cargo");
-    build.args(["build", "--release", "--package", "seathold-server"]);
-    if sale {
-        build.args(["--package", "seathold-bench"]);
+    // `bench web` with SEATHOLD_BIN set uses that server as it is (another
+    // engineer's build of the shared target dir is left alone).
+    let given_server = std::env::var_os("SEATHOLD_BIN").filter(|_| !sale).map(PathBuf::from);
+    if given_server.is_none() {
+        let step = Step::start("release build: seathold (and flash-sale for the sale)");
+        let mut build = tool("cargo");
+        build.args(["build", "--release", "--package", "seathold-server"]);
+        if sale {
+            build.args(["--package", "seathold-bench"]);
+        }
+        run_checked(&mut build)?;
+        step.done()?;
     }
-    run_checked(&mut build)?;
-    step.done()?;
 
     if sale {
         match database {
@@ -47,7 +52,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         }
     }
     if web {
-        web_in_chromium()?;
+        web_in_chromium(&given_server.unwrap_or_else(|| target_dir().join("release").join("seathold")))?;
     }
     Ok(())
 }
@@ -77,7 +82,7 @@ fn database_flag(extra: &[String]) -> Result<(Database, Vec<String>), String> {
 
 /// Wasm size (gzip -9), arena first render and one live change, on the
 /// release web build; then the stack's size floor.
-fn web_in_chromium() -> Result<(), String> {
+fn web_in_chromium(server: &Path) -> Result<(), String> {
     install::setup(install::For::Test)?;
     build_web()?;
     for entry in std::fs::read_dir(web_dist()).map_err(|e| format!("{}: {e}", web_dist().display()))? {
@@ -94,7 +99,7 @@ fn web_in_chromium() -> Result<(), String> {
     run_checked(
         tool("cargo")
             .args(["bench", "--package", "seathold-system-tests", "--bench", "web"])
-            .env("SEATHOLD_BIN", target_dir().join("release").join("seathold"))
+            .env("SEATHOLD_BIN", server)
             .env("SEATHOLD_WEB_DIST", web_dist()),
     )?;
     step.done()?;
