@@ -2,6 +2,7 @@
 //! touch. No sideways scroll; the theatre does not fit at a finger's size,
 //! so it opens zoomed in (seats of at least 24 px) with a minimap; a seat is
 //! held and confirmed by touch alone; the hold panel docks at the bottom.
+//! The arena opens on the seats nearest the stage, not on the empty opening.
 //! Screenshots land in `target/e2e/`.
 
 // Test code: a panic is the failure report.
@@ -79,6 +80,33 @@ async fn on_a_phone_a_seat_is_held_and_confirmed_by_touch() -> anyhow::Result<()
         .wait_for("sold to me", &format!("document.querySelector('{seat}[data-state=\"sold\"][data-mine=\"true\"]')"))
         .await?;
     browser.screenshot(&screenshot_dir().join("phone-confirmed.png")).await?;
+    browser.close().await?;
+    Ok(())
+}
+
+/// How many seats are wholly on screen inside the map.
+const SEATS_IN_VIEW: &str = "(() => {
+    const map = document.querySelector('svg.seat-map').getBoundingClientRect();
+    let count = 0;
+    for (const seat of document.querySelectorAll('[data-seat-id]')) {
+        const r = seat.getBoundingClientRect();
+        if (r.left >= map.left && r.right <= map.right && r.top >= map.top && r.bottom <= map.bottom) count += 1;
+    }
+    return count;
+})()";
+
+#[tokio::test]
+async fn on_a_phone_the_arena_opens_on_the_seats_nearest_the_stage() -> anyhow::Result<()> {
+    let server = Server::start(&[]).await?;
+    let browser = Browser::start_phone().await?;
+    browser.client.goto(&format!("{}/shows/demo-arena", server.base_url)).await?;
+    browser.wait_for("20,000 seats", "document.querySelectorAll('[data-seat-id]').length === 20000").await?;
+    browser.wait_for("the map zoomed in for fingers", "document.querySelector('svg.seat-map.zoomed') !== null").await?;
+    // The top middle of the bowl is the empty opening at the stage: the
+    // first view shows seats instead (before the fix it showed none).
+    let in_view = browser.eval(SEATS_IN_VIEW).await?.as_u64().unwrap();
+    browser.screenshot(&screenshot_dir().join("phone-arena.png")).await?;
+    assert!(in_view >= 20, "{in_view} seats on screen when the arena opens on a phone");
     browser.close().await?;
     Ok(())
 }

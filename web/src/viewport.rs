@@ -87,6 +87,15 @@ impl Viewport {
         Self { cx: x, cy: y, ..self }.clamped()
     }
 
+    /// The same zoom with the map point `(x, y)` at the top middle of the
+    /// view, `margin` below its top edge (as near as the map allows): the
+    /// opening view of a phone, which shows the seats nearest the stage
+    /// rather than the empty space around it.
+    pub fn top_middle_on(self, x: f64, y: f64, margin: f64) -> Self {
+        let visible = self.visible();
+        Self { cx: x, cy: y - margin + visible.height / 2.0, ..self }.clamped()
+    }
+
     /// Brings the map point `(x, y)` into view when it is near an edge or
     /// outside, moving as little as possible; unchanged otherwise.
     pub fn reveal(self, x: f64, y: f64, margin: f64) -> Self {
@@ -109,4 +118,13 @@ impl Viewport {
             ..self
         }
     }
+}
+
+/// The index of the point nearest `(x, y)`, if there is any point.
+pub fn nearest(points: impl Iterator<Item = (f64, f64)>, x: f64, y: f64) -> Option<usize> {
+    points
+        .map(|(px, py)| (px - x).hypot(py - y))
+        .enumerate()
+        .min_by(|(_, a), (_, b)| a.total_cmp(b))
+        .map(|(index, _)| index)
 }

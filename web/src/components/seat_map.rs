@@ -10,7 +10,7 @@ use crate::components::zoom_controls::ZoomControls;
 use crate::decimal::Dec;
 use crate::layout::Step;
 use crate::model::MapModel;
-use crate::viewport::{Viewport, ZOOM_STEP};
+use crate::viewport::{Viewport, ZOOM_STEP, nearest};
 
 /// The smallest seat (CSS pixels) a finger is offered at the default zoom.
 const MIN_TAP_PX: f64 = 24.0;
@@ -234,9 +234,11 @@ pub fn SeatMap(
         .collect_view();
     let rows = model.layout.row_lines(|seat| model.seats[seat].y);
     // A finger needs about 24 px: with a coarse pointer, start zoomed in on
-    // the stage's middle far enough for seats that size (pan and the
+    // the seats nearest the stage's middle far enough for seats that size (pan and the
     // minimap reach the rest); a venue that fits stays whole.
+    let opening_model = Arc::clone(&model);
     Effect::new(move |_| {
+        let model = &opening_model;
         let Some(svg) = svg_ref.get() else {
             return;
         };
@@ -251,7 +253,13 @@ pub fn SeatMap(
         }
         let seat_px = 2.0 * radius * width / bounds.width.max(1e-6);
         if seat_px < MIN_TAP_PX {
-            viewport.set(Viewport::whole(bounds).zoom_at(MIN_TAP_PX * 1.05 / seat_px, 0.5, 0.0));
+            // The stage's middle may be empty (a bowl's opening): open on
+            // the seats nearest it, with a seat's room above them.
+            let zoomed = Viewport::whole(bounds).zoom(MIN_TAP_PX * 1.05 / seat_px);
+            let (focus_x, focus_y) = (bounds.x + bounds.width / 2.0, bounds.y);
+            let opening = nearest(model.seats.iter().map(|cell| (cell.x, cell.y)), focus_x, focus_y)
+                .map_or(zoomed, |at| zoomed.top_middle_on(model.seats[at].x, model.seats[at].y, 2.0 * radius));
+            viewport.set(opening);
         }
     });
     let aspect = format!("aspect-ratio: {} / {}; --r: {}", Dec(bounds.width), Dec(bounds.height), Dec(radius));
