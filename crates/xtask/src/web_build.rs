@@ -5,16 +5,22 @@
 //! - `rel="rust"`: `cargo build --target=wasm32-unknown-unknown --manifest-path
 //!   HREF --profile PROFILE --bin BIN`, then `wasm-bindgen --target=web
 //!   --no-typescript`, then `wasm-opt -OLEVEL`; the JS and wasm are named
-//!   `PACKAGE-HASH` (HASH: seahash of cargo's wasm, as Trunk), and the link
-//!   becomes Trunk's start-up module script (the server's CSP allows it by
-//!   the hash it reads from `index.html`), with `modulepreload`/`preload`
-//!   links carrying sha384 integrity before `</head>`.
+//!   `BIN-HASH` (HASH: seahash of cargo's wasm, as Trunk).
+//! - One more bundle per page that loads only its own code: a
+//!   `<link data-seathold-page="/admin" rel="rust" …>` (attributes as
+//!   above; Trunk ignores it) is built the same way. Then the links become
+//!   one start-up script that picks the page's bundle by path, preloads it
+//!   (sha384 integrity, as Trunk's `modulepreload`/`preload` links) and
+//!   starts it as Trunk's start-up script does (the server's CSP allows it
+//!   by the hash it reads from `index.html`). `trunk build --release` and
+//!   `trunk serve` build only the main bundle: a debug build of it
+//!   includes those pages (the development loop), a release build does not.
 //! - `rel="css"`: the file copied as `STEM-HASH.EXT` (seahash of its bytes,
 //!   not minified: Trunk's default), linked with its sha384 integrity.
 //!
 //! Any other `data-trunk` link or attribute is refused, so that this and
-//! `trunk build --release` cannot drift apart silently; `trunk serve`
-//! (`cargo xtask setup --dev`) stays the development loop.
+//! `trunk build --release` cannot drift apart silently (but for the page
+//! bundles); `trunk serve` (`cargo xtask setup --dev`) stays the development loop.
 
 use std::hash::Hasher;
 use std::path::{Path, PathBuf};
@@ -52,10 +58,24 @@ impl TrunkLink {
     }
 }
 
+/// The attribute of a page bundle's link: the path it serves.
+const PAGE_ATTRIBUTE: &str = "data-seathold-page";
+
 /// What a link turns into: its replacement, and preload links for `</head>`.
 struct Built {
     replacement: String,
     preloads: String,
+}
+
+/// One built wasm bundle: the page path it serves (`None`: every other
+/// path), its file names and their integrity values.
+#[derive(Debug, Clone, PartialEq)]
+struct Bundle {
+    page: Option<String>,
+    js: String,
+    wasm: String,
+    js_integrity: String,
+    wasm_integrity: String,
 }
 
 /// `cargo xtask`'s web build: index.html's bundle into `target/web-dist`.
@@ -68,14 +88,21 @@ pub fn build() -> Result<(), String> {
     remove_dir(&stage)?;
     std::fs::create_dir_all(&stage).map_err(|e| format!("creating {}: {e}", stage.display()))?;
 
-    let mut out = String::with_capacity(html.len() + 1024);
+    let links = trunk_links(&html)?;
+    let mut bundles = Vec::new();
+    for link in links.iter().filter(|link| link.get("rel") == Some("rust")) {
+        bundles.push(rust(link, &stage)?);
+    }
+    let mut out = String::with_capacity(html.len() + 2048);
     let mut preloads = String::new();
     let mut copied = 0;
-    for link in trunk_links(&html)? {
-        let built = match link.get("rel") {
-            Some("css") => css(&link, &stage)?,
-            Some("rust") => rust(&link, &stage)?,
-            other => {
+    for link in &links {
+        let built = match (link.get("rel"), link.get(PAGE_ATTRIBUTE)) {
+            (Some("css"), None) => css(link, &stage)?,
+            // The start-up script takes the main bundle's place; page bundles' links go.
+            (Some("rust"), None) => Built { replacement: start_up_script(&bundles)?, preloads: String::new() },
+            (Some("rust"), Some(_)) => Built { replacement: String::new(), preloads: String::new() },
+            (other, _) => {
                 return Err(format!(
                     "index.html: data-trunk rel={other:?} is not built by crates/xtask/src/web_build.rs"
                 ));
@@ -111,12 +138,21 @@ fn css(link: &TrunkLink, stage: &Path) -> Result<Built, String> {
     })
 }
 
-/// `rel="rust"`: cargo, wasm-bindgen and wasm-opt, then the start-up script.
-fn rust(link: &TrunkLink, stage: &Path) -> Result<Built, String> {
-    link.refuse_others(&["data-trunk", "rel", "href", "data-bin", "data-wasm-opt", "data-cargo-profile"])?;
+/// `rel="rust"`: cargo, wasm-bindgen and wasm-opt.
+fn rust(link: &TrunkLink, stage: &Path) -> Result<Bundle, String> {
+    link.refuse_others(&[
+        "data-trunk",
+        PAGE_ATTRIBUTE,
+        "rel",
+        "href",
+        "data-bin",
+        "data-wasm-opt",
+        "data-cargo-profile",
+    ])?;
     let manifest = root().join(link.get("href").unwrap_or("Cargo.toml"));
     let package = package_name(&manifest)?;
-    let bin = link.get("data-bin").unwrap_or(&package);
+    let bin = link.get("data-bin").unwrap_or(&package).to_owned();
+    let bin = bin.as_str();
     let profile = link.get("data-cargo-profile").unwrap_or("release");
 
     let mut cargo = tool("cargo");
@@ -125,7 +161,7 @@ fn rust(link: &TrunkLink, stage: &Path) -> Result<Built, String> {
     run_checked(&mut cargo)?;
     // Cargo's `release` profile lives in target/…/release, as every other one in its own name.
     let wasm = target_dir().join("wasm32-unknown-unknown").join(profile).join(format!("{bin}.wasm"));
-    let hashed = format!("{package}-{:x}", seahash_of(&read(&wasm)?));
+    let hashed = format!("{bin}-{:x}", seahash_of(&read(&wasm)?));
     install::wasm_bindgen_ready()?;
 
     // Apart from Trunk's own folders, so a `trunk build` running at the same time cannot mix in.
@@ -136,7 +172,7 @@ fn rust(link: &TrunkLink, stage: &Path) -> Result<Built, String> {
         tool("wasm-bindgen")
             .arg("--target=web")
             .arg(format!("--out-dir={}", bindgen_out.display()))
-            .arg(format!("--out-name={package}"))
+            .arg(format!("--out-name={bin}"))
             .arg(&wasm)
             .arg("--no-typescript"),
     )?;
@@ -145,13 +181,13 @@ fn rust(link: &TrunkLink, stage: &Path) -> Result<Built, String> {
     }
     let js = format!("{hashed}.js");
     let bg_wasm = format!("{hashed}_bg.wasm");
-    copy(&bindgen_out.join(format!("{package}.js")), &stage.join(&js))?;
-    copy(&bindgen_out.join(format!("{package}_bg.wasm")), &stage.join(&bg_wasm))?;
+    copy(&bindgen_out.join(format!("{bin}.js")), &stage.join(&js))?;
+    copy(&bindgen_out.join(format!("{bin}_bg.wasm")), &stage.join(&bg_wasm))?;
 
     match link.get("data-wasm-opt").unwrap_or("0") {
         "0" | "off" => {}
         level => {
-            let optimized = work.join(format!("{package}_bg.wasm"));
+            let optimized = work.join(format!("{bin}_bg.wasm"));
             run_checked(
                 tool("wasm-opt")
                     .arg(format!("--output={}", optimized.display()))
@@ -162,33 +198,64 @@ fn rust(link: &TrunkLink, stage: &Path) -> Result<Built, String> {
         }
     }
 
-    let js_integrity = integrity(&read(&stage.join(&js))?);
-    let wasm_integrity = integrity(&read(&stage.join(&bg_wasm))?);
-    Ok(Built {
-        replacement: start_up_script(&js, &bg_wasm),
-        preloads: format!(
-            r#"<link rel="modulepreload" href="{BASE}{js}" crossorigin="anonymous" integrity="{js_integrity}"><link rel="preload" href="{BASE}{bg_wasm}" crossorigin="anonymous" integrity="{wasm_integrity}" as="fetch" type="application/wasm">"#
-        ),
+    Ok(Bundle {
+        page: link.get(PAGE_ATTRIBUTE).map(str::to_owned),
+        js_integrity: integrity(&read(&stage.join(&js))?),
+        wasm_integrity: integrity(&read(&stage.join(&bg_wasm))?),
+        js,
+        wasm: bg_wasm,
     })
 }
 
-/// Trunk's default initializer (wasm-bindgen ≥ 0.2.93 takes an object;
-/// `window.wasmBindings` and the `TrunkApplicationStarted` event as Trunk's).
-fn start_up_script(js: &str, wasm: &str) -> String {
-    format!(
+/// Trunk's start-up (wasm-bindgen ≥ 0.2.93 takes an object;
+/// `window.wasmBindings` and the `TrunkApplicationStarted` event as Trunk's),
+/// for the bundle of the page's path: a classic script, so the page's
+/// bundle is preloaded (as Trunk's `modulepreload`/`preload` links, with
+/// integrity) while the head is parsed, and started once the body is there.
+fn start_up_script(bundles: &[Bundle]) -> Result<String, String> {
+    let json = |text: &str| format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""));
+    let entry = |bundle: &Bundle| {
+        format!(
+            "[{}, {}, {}, {}]",
+            json(&format!("{BASE}{}", bundle.js)),
+            json(&bundle.js_integrity),
+            json(&format!("{BASE}{}", bundle.wasm)),
+            json(&bundle.wasm_integrity)
+        )
+    };
+    let main =
+        bundles.iter().find(|bundle| bundle.page.is_none()).ok_or("index.html has no data-trunk rel=rust link")?;
+    let pages: Vec<String> = bundles
+        .iter()
+        .filter_map(|bundle| {
+            Some(format!("{}: {}", json(bundle.page.as_deref()?.trim_end_matches('/')), entry(bundle)))
+        })
+        .collect();
+    Ok(format!(
         r#"
-<script type="module">
-import init, * as bindings from '{BASE}{js}';
-const wasm = await init({{ module_or_path: '{BASE}{wasm}' }});
-
-
-window.wasmBindings = bindings;
-
-
-dispatchEvent(new CustomEvent("TrunkApplicationStarted", {{detail: {{wasm}}}}));
-
-</script>"#
-    )
+<script>
+(() => {{
+  const pages = {{{pages}}};
+  const [js, jsIntegrity, wasm, wasmIntegrity] = pages[location.pathname.replace(/\/+$/, "")] || {main};
+  const preload = (rel, href, integrity, extra) => {{
+    const link = Object.assign(document.createElement("link"), {{ rel, href, integrity, crossOrigin: "anonymous" }});
+    for (const [name, value] of Object.entries(extra)) link.setAttribute(name, value);
+    document.head.appendChild(link);
+  }};
+  preload("modulepreload", js, jsIntegrity, {{}});
+  preload("preload", wasm, wasmIntegrity, {{ as: "fetch", type: "application/wasm" }});
+  const body = new Promise((ready) =>
+    document.body ? ready() : addEventListener("DOMContentLoaded", ready, {{ once: true }}));
+  Promise.all([import(js), body]).then(async ([bindings]) => {{
+    const started = await bindings.default({{ module_or_path: wasm }});
+    window.wasmBindings = bindings;
+    dispatchEvent(new CustomEvent("TrunkApplicationStarted", {{ detail: {{ wasm: started }} }}));
+  }});
+}})();
+</script>"#,
+        pages = pages.join(", "),
+        main = entry(main),
+    ))
 }
 
 /// Every `<link data-trunk …>` in order, with its attributes.
@@ -200,7 +267,7 @@ fn trunk_links(html: &str) -> Result<Vec<TrunkLink>, String> {
         let end = start + html[start..].find('>').ok_or("index.html: a <link has no `>`")? + 1;
         let body = html[start + "<link".len()..end - 1].trim_end_matches('/');
         let attributes = attributes(body)?;
-        if attributes.iter().any(|(key, _)| key == "data-trunk") {
+        if attributes.iter().any(|(key, _)| key == "data-trunk" || key == PAGE_ATTRIBUTE) {
             links.push(TrunkLink { start, end, attributes });
         }
         from = end;
@@ -293,6 +360,29 @@ mod tests {
         assert_eq!(links[1].get("data-bin"), Some("b"));
         assert_eq!(links[1].get("data-trunk"), Some(""));
         assert!(links[1].refuse_others(&["data-trunk", "rel", "href", "data-bin"]).is_err());
+    }
+
+    #[test]
+    fn the_start_up_script_picks_a_pages_bundle_by_path_and_the_main_one_otherwise() {
+        let bundle = |page: Option<&str>, name: &str| Bundle {
+            page: page.map(str::to_owned),
+            js: format!("{name}.js"),
+            wasm: format!("{name}_bg.wasm"),
+            js_integrity: format!("sha384-{name}-js"),
+            wasm_integrity: format!("sha384-{name}-wasm"),
+        };
+        let script = start_up_script(&[bundle(None, "main"), bundle(Some("/admin/"), "admin")]).unwrap();
+        assert!(
+            script.contains(
+                r#"const pages = {"/admin": ["/admin.js", "sha384-admin-js", "/admin_bg.wasm", "sha384-admin-wasm"]};"#
+            ),
+            "{script}"
+        );
+        assert!(
+            script.contains(r#"|| ["/main.js", "sha384-main-js", "/main_bg.wasm", "sha384-main-wasm"];"#),
+            "{script}"
+        );
+        assert!(start_up_script(&[bundle(Some("/admin"), "admin")]).is_err(), "no main bundle");
     }
 
     #[test]
