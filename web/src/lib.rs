@@ -23,4 +23,4 @@ pub mod selection;
 pub mod viewport;
 pub mod words;
 
-pub use components::app::App;
+pub use components::app::{AdminApp, App};

@@ -3,5 +3,5 @@
 
 fn main() {
     console_error_panic_hook::set_once();
-    leptos::mount::mount_to_body(seathold_web::components::app::AdminApp);
+    leptos::mount::mount_to_body(seathold_web::AdminApp);
 }
