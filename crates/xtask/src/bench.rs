@@ -88,7 +88,15 @@ fn web_in_chromium(server: &Path) -> Result<(), String> {
     for entry in std::fs::read_dir(web_dist()).map_err(|e| format!("{}: {e}", web_dist().display()))? {
         let path = entry.map_err(|e| e.to_string())?.path();
         if path.extension().is_some_and(|ext| ext == "wasm") {
-            println!("release wasm: {} B gzip -9, {}", gzip_9_size(&path)?, path.display());
+            let size = gzip_9_size(&path)?;
+            let name = path.file_name().map(|name| name.to_string_lossy().into_owned()).unwrap_or_default();
+            // The customer's bundle is the one issue 16's size target counts; /admin loads its own.
+            if name.starts_with("seathold-web-") {
+                let met = if size <= 180_000 { "met" } else { "MISSED" };
+                println!("release wasm (customer): {size} B gzip -9 (target ≤ 180,000: {met}), {}", path.display());
+            } else {
+                println!("release wasm ({name}, loaded on its own page): {size} B gzip -9, {}", path.display());
+            }
         }
     }
     let web_wasm = target_dir().join("wasm32-unknown-unknown").join("wasm-release").join("seathold-web.wasm");
