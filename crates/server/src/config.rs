@@ -84,6 +84,14 @@ pub struct ServeArgs {
     /// A session no request used for this long expires (401 from then on).
     #[arg(long, env = "SEATHOLD_SESSION_IDLE_TTL", default_value = "24h")]
     pub session_idle_ttl: humantime::Duration,
+    /// A confirmed, released or expired hold leaves memory this long after
+    /// it settled (storage still has it, and gives it back when asked).
+    #[arg(long, env = "SEATHOLD_KEEP_SETTLED", default_value = "60s")]
+    pub keep_settled: humantime::Duration,
+    /// A show's writer checkpoints its state every this many versions, so a
+    /// start replays at most that much journal.
+    #[arg(long, env = "SEATHOLD_CHECKPOINT_EVERY", default_value_t = 20_000, value_parser = clap::value_parser!(i64).range(1..))]
+    pub checkpoint_every: i64,
 }
 
 /// Limits on use (API.md "Limits (v2)"); rates are per minute, each also

@@ -101,7 +101,11 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         session_cache: args.session_cache,
         session_idle_ms: i64::try_from(std::time::Duration::from(args.session_idle_ttl).as_millis())
             .unwrap_or(i64::MAX),
-        retention: engine::Retention::default(),
+        retention: engine::Retention {
+            keep_settled_ms: i64::try_from(std::time::Duration::from(args.keep_settled).as_millis())
+                .unwrap_or(i64::MAX),
+            checkpoint_every: args.checkpoint_every,
+        },
     };
     let state = AppState::with_settings(store, Arc::clone(&clock), settings);
     // A new demo show's box office blocks its production seats, as an operator would.

@@ -136,21 +136,18 @@ pub fn load(connection: &Connection, show_id: &str) -> anyhow::Result<LoadedHold
 }
 
 /// Keeps a checkpoint unless a newer one is kept; refuses one ahead of the journal.
-pub fn save_checkpoint(connection: &Connection, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()> {
-    let json = checkpoint.encode()?;
+pub fn save_checkpoint(connection: &Connection, show_id: &str, version: i64, json: &str) -> anyhow::Result<()> {
     let saved = connection.execute(
         "INSERT INTO checkpoints (show_id, version, state)
          SELECT id, ?2, ?3 FROM shows WHERE id = ?1 AND version >= ?2
          ON CONFLICT (show_id) DO UPDATE SET version = excluded.version, state = excluded.state
          WHERE excluded.version > checkpoints.version",
-        params![show_id, checkpoint.version, json],
+        params![show_id, version, json],
     )?;
-    let ahead: bool = connection.query_row(
-        "SELECT version < ?2 FROM shows WHERE id = ?1",
-        params![show_id, checkpoint.version],
-        |row| row.get(0),
-    )?;
-    anyhow::ensure!(saved == 1 || !ahead, "checkpoint {} of {show_id} is ahead of its journal", checkpoint.version);
+    let ahead: bool =
+        connection
+            .query_row("SELECT version < ?2 FROM shows WHERE id = ?1", params![show_id, version], |row| row.get(0))?;
+    anyhow::ensure!(saved == 1 || !ahead, "checkpoint {version} of {show_id} is ahead of its journal");
     Ok(())
 }
 

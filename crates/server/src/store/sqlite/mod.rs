@@ -276,8 +276,9 @@ impl Store for SqliteStore {
     }
 
     async fn save_checkpoint(&self, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()> {
-        let (show_id, checkpoint) = (show_id.to_owned(), checkpoint.clone());
-        self.with(move |connection| holds::save_checkpoint(connection, &show_id, &checkpoint)).await
+        // Encoded before the writer is taken: commits never wait for it.
+        let (show_id, version, json) = (show_id.to_owned(), checkpoint.version, checkpoint.encode()?);
+        self.with(move |connection| holds::save_checkpoint(connection, &show_id, version, &json)).await
     }
 
     async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
