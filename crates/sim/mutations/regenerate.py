@@ -43,37 +43,15 @@ edit(D, '    /// Whether another show already has a hold with this id.\n', '    
 edit('crates/server/src/store/memory.rs', '                && inner.hold_ids.contains_key(&hold.id)', '                && inner.hold_ids.get(&hold.id).is_some_and(|(owner, ..)| owner == show_id)')
 record('hold-id-per-show', [D, 'crates/server/src/store/memory.rs'])
 
-# Index only what a route saw answered (as before issue 10).
-edit(A, '''            if let Change::Created { hold } = &transition.change
-                && let Err(error) = self.index.insert(&self.show_id, hold)
-            {
-                tracing::error!(show = %self.show_id, %error, "cannot index a new hold");
-            }
-        }
-        for event in events {''', '''        }
-        for event in events {''')
-edit(M, '    /// The engine of the show a hold belongs to; `None` for an unknown hold.', '    pub fn index(&self) -> &HoldIndex {\n        &self.index\n    }\n\n    /// The engine of the show a hold belongs to; `None` for an unknown hold.')
-edit(H, '''    let written = show.create_hold(holder(&session), body).await?;
-''', '''    let written = show.create_hold(holder(&session), body).await?;
-    if written.value.created
-        && let Ok(id) = HoldId::parse(&written.value.hold.hold_id)
-    {
-        let hold = seat_state::Hold {
-            id,
-            holder: holder(&session),
-            seats: vec![],
-            areas: vec![],
-            created_at: written.at,
-            created_version: 0,
-            expires_at: written.at,
-            extensions: 0,
-            stored_status: seat_state::HoldStatus::Held,
-            late: false,
-        };
-        state.engines.index().insert(&std::sync::Arc::from(show_id.as_str()), &hold)?;
-    }
-''')
-record('index-after-answer', [A, M, H])
+# Holds that left memory are never recalled from the store (issue 15).
+RT = 'crates/server/src/engine/retain.rs'
+edit(RT, '        let mut missing: Vec<HoldId> = ids.into_iter().filter(|id| self.state.hold(id).is_none()).collect();', '        let mut missing: Vec<HoldId> = ids.into_iter().filter(|_| false).collect();')
+record('evicted-holds-not-recalled', [RT])
+
+# A checkpoint's retired sales of areas are not restored (issue 15).
+RS = 'crates/seat-state/src/venue/retire.rs'
+edit(RS, '                slot.sold = slot.sold.saturating_add(*places);\n', '')
+record('checkpoint-area-sales-lost', [RS])
 
 # Each write decided at the instant its request arrived (as before issue 10).
 edit(C, '        generated_id: HoldId,\n        reply: Reply<Written>,', '        generated_id: HoldId,\n        now: ServerMillis,\n        reply: Reply<Written>,')
@@ -127,11 +105,9 @@ edit(A, '''        } else if (!reads.is_empty() || (refresh && self.events.watch
             && self.store.shared()''')
 record('shared-reads-without-catch-up', [A])
 
-# Several processes: holds found only in this process's memory.
-edit(M, '''                Ok(Some(show_id)) => Some(show_id.to_string()),
-                _ => self.store.hold_show(hold).await.map_err(storage)?,''', '''                Ok(Some(show_id)) => Some(show_id.to_string()),
-                _ => None,''')
-edit(M, '''        let listed: Vec<(String, HoldId)> = if self.store.shared() {''', '''        let listed: Vec<(String, HoldId)> = if false {''')
+# Holds found only in this process's memory (before issues 10 and 11): a
+# hold another process made, or one that left memory, is not found.
+edit(M, '            None => self.store.hold_show(hold).await.map_err(storage)?,', '            None => None,')
 record('shared-index-in-memory-only', [M])
 # Blocked seats not enforced by the rules (issue 13): a blocked seat is held.
 V = 'crates/seat-state/src/venue/mod.rs'
