@@ -52,6 +52,15 @@ pub(super) fn open(path: &Path, sync: Durability) -> anyhow::Result<Connection> 
     Ok(connection)
 }
 
+/// The writer's page cache: 2 MiB. SQLite walks a connection's whole page
+/// cache at every commit (`pcache1TruncateUnsafe`, measured at 6.4 % of the
+/// server's CPU with 8 MiB in a churn sale, 2.6 % with 2 MiB); the pages a
+/// commit needs that do not fit stay in the OS's cache.
+pub(super) fn shrink_cache_for_commits(writer: &Connection) -> anyhow::Result<()> {
+    writer.pragma_update(None, "cache_size", -2048)?;
+    Ok(())
+}
+
 /// `:memory:` (or an empty path) is private to one connection: the writer
 /// must then do everything itself.
 pub(super) fn is_private(path: &Path) -> bool {

@@ -89,6 +89,7 @@ impl SqliteStore {
             let private = connections::is_private(&path);
             let flush = (sync == Durability::Full && !private).then(|| Arc::new(flush::WalFlush::new(&path)));
             let mut writer = connections::open(&path, if flush.is_some() { Durability::Normal } else { sync })?;
+            connections::shrink_cache_for_commits(&writer)?;
             migrations().to_latest(&mut writer).context("migrating the SQLite database")?;
             let (readers, checkpointer) = if private {
                 (None, None)
