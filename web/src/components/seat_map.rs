@@ -5,9 +5,9 @@ use wasm_bindgen::JsCast;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
 use crate::components::minimap::Minimap;
-use crate::components::seat::{markup, repaint};
+use crate::components::seat::{markup, push_escaped, repaint};
 use crate::components::zoom_controls::ZoomControls;
-use crate::decimal::Dec;
+use crate::decimal::{Dec, push_dec};
 use crate::layout::Step;
 use crate::model::MapModel;
 use crate::viewport::{Viewport, ZOOM_STEP, nearest};
@@ -219,19 +219,20 @@ pub fn SeatMap(
         let model = Arc::clone(&model);
         on_cleanup(move || model.set_painter(None));
     }
-    let font = Dec((radius * 1.3).max(4.0));
-    let row_labels = model
-        .layout
-        .row_labels(|seat| model.seats[seat].y)
-        .into_iter()
-        .map(|label| {
-            view! {
-                <text class="row-label" x=Dec(label.x).to_string() y=Dec(label.y).to_string() font-size=font.to_string()>
-                    {label.text}
-                </text>
-            }
-        })
-        .collect_view();
+    // The rows' names, as the seats, in one string (an arena has ~1,250).
+    let mut row_labels = String::new();
+    let font = Dec((radius * 1.3).max(4.0)).to_string();
+    for label in model.layout.row_labels(|seat| model.seats[seat].y) {
+        row_labels.push_str(r#"<text class="row-label" x=""#);
+        push_dec(&mut row_labels, label.x);
+        row_labels.push_str(r#"" y=""#);
+        push_dec(&mut row_labels, label.y);
+        row_labels.push_str(r#"" font-size=""#);
+        row_labels.push_str(&font);
+        row_labels.push_str(r#"">"#);
+        push_escaped(&mut row_labels, &label.text);
+        row_labels.push_str("</text>");
+    }
     let rows = model.layout.row_lines(|seat| model.seats[seat].y);
     // A finger needs about 24 px: with a coarse pointer, start zoomed in on
     // the seats nearest the stage's middle far enough for seats that size (pan and the
@@ -284,7 +285,7 @@ pub fn SeatMap(
                 on:pointerup=on_pointerup
                 on:pointercancel=on_pointerup
             >
-                <g class="row-labels" aria-hidden="true">{row_labels}</g>
+                <g class="row-labels" aria-hidden="true" inner_html=row_labels></g>
                 <g class="seats" node_ref=seats_ref inner_html=seats></g>
             </svg>
         </div>
