@@ -86,7 +86,7 @@ pub struct ServeArgs {
     pub session_idle_ttl: humantime::Duration,
     /// A confirmed, released or expired hold leaves memory this long after
     /// it settled (storage still has it, and gives it back when asked).
-    #[arg(long, env = "SEATHOLD_KEEP_SETTLED", default_value = "60s")]
+    #[arg(long, env = "SEATHOLD_KEEP_SETTLED", default_value = "10s")]
     pub keep_settled: humantime::Duration,
     /// A show's writer checkpoints its state every this many versions, so a
     /// start replays at most that much journal.

@@ -49,6 +49,9 @@ fn after(now: ServerMillis) -> DueKey {
 struct SeatSlot {
     hold: Option<usize>,
     sold: bool,
+    /// With no `hold` kept: the `created_version` of the latest hold that
+    /// took the seat and left memory, so no older hold links again.
+    floor: i64,
 }
 
 /// One general-admission area: places sold, and the stored-`HELD` holds by
@@ -348,7 +351,8 @@ impl ShowState {
             };
             let slot = &mut self.seats[s];
             let newer = |other: usize| self.holds[other].created_version < hold.created_version;
-            if confirmed || (!slot.sold && slot.hold.is_none_or(newer)) {
+            let latest = slot.hold.map_or(hold.created_version >= slot.floor, newer);
+            if confirmed || (!slot.sold && latest) {
                 slot.hold = Some(at);
                 slot.sold |= confirmed;
             }

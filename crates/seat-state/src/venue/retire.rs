@@ -13,14 +13,18 @@ use crate::ids::{AreaId, HoldId, SeatId};
 use super::ShowState;
 use super::slab::Kept;
 
-/// Sales whose holds are no longer kept: what a checkpoint stores besides
-/// the kept holds.
+/// Sales as a checkpoint stores them, apart from any hold: once restored,
+/// they stand as the sales of holds no longer kept.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Retired {
     /// Sold seats, with who bought them.
     pub seats: Vec<(SeatId, HolderId)>,
     /// Places sold per area.
     pub areas: Vec<(AreaId, u32)>,
+    /// Seats whose latest hold is not kept, with that hold's
+    /// `created_version`: an older hold restored later does not take them
+    /// (the seat map names only a seat's latest hold).
+    pub floors: Vec<(SeatId, i64)>,
 }
 
 impl ShowState {
@@ -45,6 +49,7 @@ impl ShowState {
             let slot = &mut self.seats[s];
             if slot.hold == Some(at) {
                 slot.hold = None;
+                slot.floor = hold.created_version;
                 if slot.sold {
                     self.retired_buyer[s] = Some(hold.holder.clone());
                 }
@@ -73,31 +78,48 @@ impl ShowState {
         self.insert(hold, sale_retired);
     }
 
-    /// The sales of holds no longer kept. O(n + areas).
-    pub fn retired(&self) -> Retired {
-        let seats = self
-            .seats
-            .iter()
-            .zip(&self.retired_buyer)
-            .zip(&self.show.seats)
-            .filter(|((slot, _), _)| slot.sold && slot.hold.is_none())
-            .filter_map(|((_, buyer), seat)| Some((seat.id.clone(), buyer.clone()?)))
+    /// Every sale, seat by seat (with its buyer) and area by area, and the
+    /// seats whose latest hold a checkpoint leaves out (floors): with
+    /// [`Self::checkpoint_holds`], all a checkpoint needs. O(n + areas).
+    pub fn sales(&self) -> Retired {
+        let buyer = |at: usize| match self.seats[at].hold {
+            Some(h) => Some(self.holds[h].holder.clone()),
+            None => self.retired_buyer[at].clone(),
+        };
+        let seats = (0..self.seats.len())
+            .filter(|&at| self.seats[at].sold)
+            .filter_map(|at| Some((self.show.seats[at].id.clone(), buyer(at)?)))
             .collect();
         let areas = self
             .areas
             .iter()
             .zip(&self.show.areas)
-            .filter(|(slot, _)| slot.retired > 0)
-            .map(|(slot, area)| (area.id.clone(), slot.retired))
+            .filter(|(slot, _)| slot.sold > 0)
+            .map(|(slot, area)| (area.id.clone(), slot.sold))
             .collect();
-        Retired { seats, areas }
+        let floors = (0..self.seats.len())
+            .filter_map(|at| {
+                let floor = match self.seats[at].hold {
+                    Some(h) if self.holds[h].stored_status != HoldStatus::Held => self.holds[h].created_version,
+                    Some(_) => return None,
+                    None => self.seats[at].floor,
+                };
+                (floor > 0).then(|| (self.show.seats[at].id.clone(), floor))
+            })
+            .collect();
+        Retired { seats, areas, floors }
     }
 
-    /// Kept holds that storage must hand back with a checkpoint: all but
-    /// recalled confirmed ones, whose sales are retired. Oldest first.
+    /// The holds a checkpoint keeps: those stored `HELD`, oldest first.
+    /// Settled ones stay out (their sales are in [`Self::sales`]); storage
+    /// gives one back when a later journal entry or request names it.
     pub fn checkpoint_holds(&self) -> Vec<Hold> {
-        let mut holds: Vec<Hold> =
-            self.holds.iter().filter(|kept| !kept.sale_retired).map(|kept| kept.hold.clone()).collect();
+        let mut holds: Vec<Hold> = self
+            .holds
+            .iter()
+            .filter(|kept| kept.hold.stored_status == HoldStatus::Held)
+            .map(|kept| kept.hold.clone())
+            .collect();
         holds.sort_by_key(|hold| hold.created_version);
         holds
     }
@@ -109,6 +131,11 @@ impl ShowState {
             if let Some(&s) = self.seat_index.get(seat) {
                 self.seats[s].sold = true;
                 self.retired_buyer[s] = Some(buyer.clone());
+            }
+        }
+        for (seat, floor) in &retired.floors {
+            if let Some(&s) = self.seat_index.get(seat) {
+                self.seats[s].floor = self.seats[s].floor.max(*floor);
             }
         }
         for (area, places) in &retired.areas {

@@ -25,7 +25,7 @@ pub struct Retention {
 
 impl Default for Retention {
     fn default() -> Self {
-        Self { keep_settled_ms: 60_000, checkpoint_every: 20_000 }
+        Self { keep_settled_ms: 10_000, checkpoint_every: 20_000 }
     }
 }
 
@@ -156,7 +156,7 @@ impl ShowActor {
             latest_at: Some(self.latest),
             holds: self.state.checkpoint_holds(),
             blocked: self.state.blocked_seats().cloned().collect(),
-            retired: self.state.retired(),
+            retired: self.state.sales(),
         })
     }
 

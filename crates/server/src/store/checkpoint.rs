@@ -17,9 +17,11 @@ use super::{JournalAction, JournalEntry, LoadedHolds};
 pub struct Checkpoint {
     pub version: i64,
     pub latest_at: Option<ServerMillis>,
-    /// The kept holds whose sales are not retired, oldest first.
+    /// The holds stored `HELD`, oldest first (settled ones are read back
+    /// from the journal when a later entry changes one).
     pub holds: Vec<Hold>,
     pub blocked: Vec<SeatId>,
+    /// Every sale (seats with buyers, areas' places).
     pub retired: Retired,
 }
 
@@ -32,6 +34,8 @@ struct Stored {
     blocked: Vec<String>,
     sold_seats: Vec<(String, String)>,
     sold_areas: Vec<(String, u32)>,
+    #[serde(default)]
+    floors: Vec<(String, i64)>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -59,6 +63,7 @@ impl Checkpoint {
             blocked: text(&self.blocked),
             sold_seats: self.retired.seats.iter().map(|(seat, buyer)| (seat.to_string(), buyer.to_string())).collect(),
             sold_areas: self.retired.areas.iter().map(|(area, places)| (area.to_string(), *places)).collect(),
+            floors: self.retired.floors.iter().map(|(seat, floor)| (seat.to_string(), *floor)).collect(),
         };
         Ok(serde_json::to_string(&stored)?)
     }
@@ -82,6 +87,11 @@ impl Checkpoint {
                     .sold_areas
                     .into_iter()
                     .map(|(area, places)| Ok((AreaId::parse(&area)?, places)))
+                    .collect::<anyhow::Result<_>>()?,
+                floors: stored
+                    .floors
+                    .into_iter()
+                    .map(|(seat, floor)| Ok((SeatId::parse(&seat)?, floor)))
                     .collect::<anyhow::Result<_>>()?,
             },
         })

@@ -13,7 +13,7 @@ fn checkpoint_of(state: &ShowState, latest_at: ServerMillis) -> Checkpoint {
         latest_at: Some(latest_at),
         holds: state.checkpoint_holds(),
         blocked: state.blocked_seats().cloned().collect(),
-        retired: state.retired(),
+        retired: state.sales(),
     }
 }
 
@@ -60,7 +60,7 @@ pub(crate) async fn a_load_starts_from_the_checkpoint_and_recalls_the_evicted_ho
     let loaded = store.load_holds("conf").await.unwrap();
     assert_eq!((loaded.version, loaded.from_checkpoint, loaded.latest_at), (7, 5, Some(later)));
     let ids: Vec<&str> = loaded.holds.iter().map(|hold| hold.id.as_str()).collect();
-    assert_eq!(ids, ["hold-two", "hold-three", "hold-four"], "the confirmed hold stays out; the released one is back");
+    assert_eq!(ids, ["hold-two", "hold-three", "hold-four"], "settled holds stay out, unless changed after it");
     assert_eq!(loaded.holds[0].stored_status, HoldStatus::Released);
     assert_eq!(loaded.retired.seats, [(seat_state::SeatId::parse("A1").unwrap(), HolderId::new("h-1"))]);
     assert_eq!(loaded.retired.areas.iter().map(|(area, n)| (area.as_str(), *n)).collect::<Vec<_>>(), [("floor", 1)]);
