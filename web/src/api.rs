@@ -11,7 +11,8 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::JsCast;
 
 use seat_state::wire::{
-    ErrorBody, HoldBody, HoldList, HoldOrder, SeatMap, SessionBody, ShowDefinition, ShowList, ShowOffer, TimeBody,
+    ErrorBody, Focus, HoldBody, HoldList, HoldOrder, SeatMap, SessionBody, ShowDefinition, ShowList, ShowOffer,
+    TimeBody,
 };
 use seat_state::{ClockSample, LocalMillis, Rejection, ServerMillis};
 
@@ -161,17 +162,26 @@ pub async fn shows() -> Result<ShowList, ApiError> {
     get("/api/shows").await
 }
 
-/// One show's definition: seats, positions, rules, and its box office's
-/// categories and channels. The answer is parsed once and read as two flat
-/// wire types (unknown fields skipped): its `serverTime` is not needed, and
-/// neither reads through `#[serde(flatten)]`, which would make serde buffer
-/// every seat in the wasm.
-pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer), ApiError> {
+/// Where a show's stage is (`focus`, optional), read apart from the v1
+/// definition, which does not carry it.
+#[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
+pub struct Staged {
+    #[serde(default)]
+    pub focus: Option<Focus>,
+}
+
+/// One show's definition: seats, positions, rules, its box office's
+/// categories and channels, and its stage. The answer is parsed once and
+/// read as flat wire types (unknown fields skipped): its `serverTime` is
+/// not needed, and none reads through `#[serde(flatten)]`, which would make
+/// serde buffer every seat in the wasm.
+pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer, Staged), ApiError> {
     let value = get_value(&format!("/api/shows/{show_id}")).await?;
     let unreadable = || transport("unreadable answer");
     let show = crate::js_read::from_value(value.clone()).ok_or_else(unreadable)?;
-    let offer = crate::js_read::from_value(value).ok_or_else(unreadable)?;
-    Ok((show, offer))
+    let offer = crate::js_read::from_value(value.clone()).ok_or_else(unreadable)?;
+    let staged = crate::js_read::from_value(value).ok_or_else(unreadable)?;
+    Ok((show, offer, staged))
 }
 
 /// The facts every seat's state is derived from (with `mine` for this session).

@@ -53,6 +53,8 @@ pub struct Loaded {
     pub facts: SeatFacts,
     pub holds: HoldList,
     pub samples: Vec<ClockSample>,
+    /// The stage, when the show names it: a phone's map opens on the seats nearest it.
+    pub stage: Option<(f64, f64)>,
 }
 
 /// Loads a show, the customer's holds (starting a session when there is
@@ -67,8 +69,9 @@ pub async fn load_show(show_id: String) -> Result<Arc<Loaded>, ApiError> {
     };
     let ((show, facts), customer) = both(both(api::show(&show_id), api::seat_map(&show_id)), customer).await;
     let (holds, samples) = customer?;
-    let (show, offer) = show?;
-    Ok(Arc::new(Loaded { show, offer, facts: facts?, holds, samples }))
+    let (show, offer, staged) = show?;
+    let stage = staged.focus.map(|focus| (focus.x, focus.y));
+    Ok(Arc::new(Loaded { show, offer, facts: facts?, holds, samples, stage }))
 }
 
 /// Runs two futures at once; both answers when both are done.

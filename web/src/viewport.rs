@@ -87,15 +87,6 @@ impl Viewport {
         Self { cx: x, cy: y, ..self }.clamped()
     }
 
-    /// The same zoom with the map point `(x, y)` at the top middle of the
-    /// view, `margin` below its top edge (as near as the map allows): the
-    /// opening view of a phone, which shows the seats nearest the stage
-    /// rather than the empty space around it.
-    pub fn top_middle_on(self, x: f64, y: f64, margin: f64) -> Self {
-        let visible = self.visible();
-        Self { cx: x, cy: y - margin + visible.height / 2.0, ..self }.clamped()
-    }
-
     /// Brings the map point `(x, y)` into view when it is near an edge or
     /// outside, moving as little as possible; unchanged otherwise.
     pub fn reveal(self, x: f64, y: f64, margin: f64) -> Self {
@@ -127,4 +118,15 @@ pub fn nearest(points: impl Iterator<Item = (f64, f64)>, x: f64, y: f64) -> Opti
         .enumerate()
         .min_by(|(_, a), (_, b)| a.total_cmp(b))
         .map(|(index, _)| index)
+}
+
+/// The middle of the points within `reach` of `(x, y)` (`(x, y)` itself
+/// when there are none): centring there shows the block of seats around
+/// a seat rather than the empty space beside it.
+pub fn middle_near(points: impl Iterator<Item = (f64, f64)>, x: f64, y: f64, reach: f64) -> (f64, f64) {
+    let (mut sum_x, mut sum_y, mut count) = (0.0, 0.0, 0.0);
+    for (px, py) in points.filter(|(px, py)| (px - x).hypot(py - y) <= reach) {
+        (sum_x, sum_y, count) = (sum_x + px, sum_y + py, count + 1.0);
+    }
+    if count > 0.0 { (sum_x / count, sum_y / count) } else { (x, y) }
 }

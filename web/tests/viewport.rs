@@ -1,10 +1,9 @@
-//! The phone's opening view: the seats nearest the stage's middle at the
-//! top of the view, rather than the empty middle itself.
+//! The phone's opening view: the block of seats around the seat nearest
+//! the stage, rather than the empty space at the stage itself.
 
 use wasm_bindgen_test::{wasm_bindgen_test as test, wasm_bindgen_test_configure};
 
-use seathold_web::layout::Bounds;
-use seathold_web::viewport::{Viewport, nearest};
+use seathold_web::viewport::{middle_near, nearest};
 
 wasm_bindgen_test_configure!(run_in_browser);
 
@@ -17,13 +16,11 @@ fn the_nearest_point_is_found() {
 }
 
 #[test]
-fn a_zoomed_view_opens_with_a_seat_at_its_top_middle() {
-    let base = Bounds { x: 0.0, y: 0.0, width: 1000.0, height: 600.0 };
-    let zoomed = Viewport::whole(base).zoom(5.0);
-    let view = zoomed.top_middle_on(300.0, 200.0, 10.0).visible();
-    assert!((view.x + view.width / 2.0 - 300.0).abs() < 1e-9, "centred across: {view:?}");
-    assert!((view.y - 190.0).abs() < 1e-9, "the seat 10 below the top: {view:?}");
-    // Near an edge the view stays on the map.
-    let edge = zoomed.top_middle_on(990.0, 595.0, 10.0).visible();
-    assert!(edge.x + edge.width <= 1000.0 + 1e-9 && edge.y + edge.height <= 600.0 + 1e-9, "{edge:?}");
+fn the_middle_of_the_points_near_a_seat_lies_in_their_block() {
+    // A 3×3 block to the right of the seat at the origin, one far away.
+    let mut points: Vec<(f64, f64)> = (0..9).map(|k| (f64::from(k % 3), f64::from(k / 3))).collect();
+    points.push((100.0, 100.0));
+    let (x, y) = middle_near(points.iter().copied(), 0.0, 0.0, 3.0);
+    assert!((x - 1.0).abs() < 1e-9 && (y - 1.0).abs() < 1e-9, "the block's middle: ({x}, {y})");
+    assert_eq!(middle_near(points.iter().copied(), 50.0, 50.0, 3.0), (50.0, 50.0), "none near: the point itself");
 }

@@ -10,7 +10,7 @@ use crate::components::zoom_controls::ZoomControls;
 use crate::decimal::{Dec, push_dec};
 use crate::layout::Step;
 use crate::model::MapModel;
-use crate::viewport::{Viewport, ZOOM_STEP, nearest};
+use crate::viewport::{Viewport, ZOOM_STEP, middle_near, nearest};
 
 /// The smallest seat (CSS pixels) a finger is offered at the default zoom.
 const MIN_TAP_PX: f64 = 24.0;
@@ -57,6 +57,10 @@ fn locate(svg: &web_sys::Element, view: &Viewport, client_x: f64, client_y: f64)
 pub fn SeatMap(
     /// Every seat with its signal, and their keyboard order.
     model: Arc<MapModel>,
+    /// The stage's place on the map (the top middle when not given): a
+    /// phone's map opens on the seats nearest it.
+    #[prop(default = None)]
+    stage: Option<(f64, f64)>,
     /// Picks or unpicks the seat at this index.
     on_toggle: Callback<usize>,
 ) -> impl IntoView {
@@ -235,7 +239,7 @@ pub fn SeatMap(
     }
     let rows = model.layout.row_lines(|seat| model.seats[seat].y);
     // A finger needs about 24 px: with a coarse pointer, start zoomed in on
-    // the seats nearest the stage's middle far enough for seats that size (pan and the
+    // the seats nearest the stage far enough for seats that size (pan and the
     // minimap reach the rest); a venue that fits stays whole.
     let opening_model = Arc::clone(&model);
     Effect::new(move |_| {
@@ -254,12 +258,17 @@ pub fn SeatMap(
         }
         let seat_px = 2.0 * radius * width / bounds.width.max(1e-6);
         if seat_px < MIN_TAP_PX {
-            // The stage's middle may be empty (a bowl's opening): open on
-            // the seats nearest it, with a seat's room above them.
+            // The stage (or the top middle) may be empty space (a bowl's
+            // opening): open on the block of seats around the seat nearest it.
             let zoomed = Viewport::whole(bounds).zoom(MIN_TAP_PX * 1.05 / seat_px);
-            let (focus_x, focus_y) = (bounds.x + bounds.width / 2.0, bounds.y);
-            let opening = nearest(model.seats.iter().map(|cell| (cell.x, cell.y)), focus_x, focus_y)
-                .map_or(zoomed, |at| zoomed.top_middle_on(model.seats[at].x, model.seats[at].y, 2.0 * radius));
+            let (focus_x, focus_y) = stage.unwrap_or((bounds.x + bounds.width / 2.0, bounds.y));
+            let places = || model.seats.iter().map(|cell| (cell.x, cell.y));
+            let opening = nearest(places(), focus_x, focus_y).map_or(zoomed, |at| {
+                let shown = zoomed.visible();
+                let reach = shown.width.min(shown.height) / 2.0;
+                let (x, y) = middle_near(places(), model.seats[at].x, model.seats[at].y, reach);
+                zoomed.centred_on(x, y)
+            });
             viewport.set(opening);
         }
     });

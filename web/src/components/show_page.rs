@@ -24,6 +24,7 @@ pub fn ShowPage(
                             <ShowView
                                 name=data.show.name.clone()
                                 extension_seconds=data.show.extension_seconds
+                                stage=data.stage
                                 model
                                 areas
                                 connection

@@ -26,6 +26,9 @@ pub fn ShowView(
     name: String,
     /// How many seconds one extension adds.
     extension_seconds: i64,
+    /// The stage's place on the map, when the show names it.
+    #[prop(default = None)]
+    stage: Option<(f64, f64)>,
     /// Every seat with its signal.
     model: Arc<MapModel>,
     /// The general-admission areas.
@@ -61,7 +64,7 @@ pub fn ShowView(
         />
         <div class="stage" aria-hidden="true">"Stage"</div>
         <div class="venue" style=colors>
-            <SeatMap model=Arc::clone(&model) on_toggle=Callback::new(move |index| controller.toggle(index))/>
+            <SeatMap model=Arc::clone(&model) stage on_toggle=Callback::new(move |index| controller.toggle(index))/>
             <Legend categories=categories.clone() channels/>
             {has_seats.then(|| view! {
                 <BestSeats
