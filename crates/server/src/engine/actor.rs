@@ -231,7 +231,7 @@ impl ShowActor {
             // Catching up publishes others' changes: ours must be out first.
             self.settle().await;
         }
-        let mut foreign = HashSet::new();
+        let (mut foreign, mut recalled) = (HashSet::new(), HashSet::new());
         let mut reloaded_for_stale = false;
         loop {
             let started = Instant::now();
@@ -251,7 +251,7 @@ impl ShowActor {
             // Uncommitted decisions are in memory: storage is the truth again.
             let retry = match &error {
                 CommitError::Stale(_) => !std::mem::replace(&mut reloaded_for_stale, true),
-                CommitError::HoldIdTaken(hold) => foreign.insert(hold.clone()),
+                CommitError::HoldIdTaken(hold) => !foreign.contains(hold),
                 CommitError::Failed(_) => false,
             };
             tracing::warn!(show = %self.show_id, %error, retry, "commit refused; reloading the show");
@@ -262,6 +262,15 @@ impl ShowActor {
             }
             if !retry {
                 return writes.into_iter().for_each(|write| write.fail(|| EngineError::Unavailable));
+            }
+            if let CommitError::HoldIdTaken(hold) = &error {
+                // One of this show's holds that left memory (a late retry of
+                // its create) comes back and is answered as a replay; any
+                // other is another show's.
+                let ours = self.recall(vec![hold.clone()]).await.is_ok() && self.state.hold(hold).is_some();
+                if !ours || !recalled.insert(hold.clone()) {
+                    foreign.insert(hold.clone());
+                }
             }
         }
     }
