@@ -43,15 +43,21 @@ impl Browser {
     async fn start_as(mobile_emulation: Option<serde_json::Value>) -> anyhow::Result<Self> {
         let port = free_port()?;
         let driver_path = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_owned());
+        let profile = tempfile::tempdir()?;
+        // Chromium's own temporary folders go inside the profile's: drop
+        // kills the browser before it can remove them, and the profile's
+        // folder goes with everything in it.
+        let scratch = profile.path().join("tmp");
+        std::fs::create_dir(&scratch)?;
         // Its own process group, so that drop can kill the Chromium it starts too.
         let driver = Command::new(&driver_path)
             .arg(format!("--port={port}"))
+            .env("TMPDIR", &scratch)
             .process_group(0)
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .with_context(|| format!("starting {driver_path}"))?;
-        let profile = tempfile::tempdir()?;
         let client = match Self::connect(port, profile.path(), mobile_emulation).await {
             Ok(client) => client,
             Err(error) => {
