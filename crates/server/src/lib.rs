@@ -4,6 +4,7 @@
 pub mod app;
 pub mod clock;
 pub mod config;
+pub mod definitions;
 pub mod demo;
 pub mod engine;
 pub mod error;

@@ -24,6 +24,8 @@ pub struct Shared {
     pub session_idle_ms: i64,
     pub metrics: Arc<Metrics>,
     pub engines: Arc<Engines>,
+    /// Show definitions as sent, written once per show.
+    pub definitions: crate::definitions::Definitions,
     /// Turns true when the server begins to stop: live streams end then, so
     /// that a graceful shutdown does not wait on them forever.
     pub stopping: Arc<tokio::sync::watch::Sender<bool>>,
@@ -97,6 +99,7 @@ impl AppState {
             session_idle_ms: settings.session_idle_ms,
             metrics,
             engines,
+            definitions: crate::definitions::Definitions::default(),
             stopping,
             rates: settings.limits.rates.map(RateLimits::new),
             streams: StreamSlots::new(settings.limits.streams),

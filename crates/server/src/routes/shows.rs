@@ -5,6 +5,7 @@ use axum::extract::{FromRequest, FromRequestParts, Path, Request, State};
 use axum::http::StatusCode;
 use axum::http::header::{AUTHORIZATION, CONTENT_TYPE};
 use axum::http::request::Parts;
+use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -38,9 +39,10 @@ async fn get_show(
     State(state): State<AppState>,
     Now(now): Now,
     Path(show_id): Path<String>,
-) -> Result<Json<ShowBody>, AppError> {
-    let show = state.store.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    Ok(Json(ShowBody { show: show.to_wire().without_codes(), server_time: now.0 }))
+) -> Result<Response, AppError> {
+    let definition = state.definitions.json(&*state.store, &show_id).await?.ok_or(AppError::UnknownShow)?;
+    let body = crate::definitions::with_server_time(&definition, now.0);
+    Ok(([(CONTENT_TYPE, "application/json")], body).into_response())
 }
 
 /// Proof that the request carries the admin token.
