@@ -243,6 +243,11 @@ impl Sim {
         let buyer = &mut self.customers[customer];
         let known: Vec<&String> = buyer.acked.ids().collect();
         let hold_id = match roll {
+            // The very request that made one of its holds, again (late): a replay.
+            0..3 if buyer.acked.iter().any(|(_, ack)| ack.asked.is_some()) => {
+                let asked: Vec<&Ask> = buyer.acked.iter().filter_map(|(_, ack)| ack.asked.as_ref()).collect();
+                return asked[self.rng.usize(0..asked.len())].clone();
+            }
             // Reuses one of its holds' ids, maybe in the other show: a replay or a mismatch.
             0..6 if !known.is_empty() => Some(known[roll as usize % known.len()].clone()),
             // The server makes the id (such a request cannot be retried safely).
@@ -399,13 +404,23 @@ impl Sim {
         }
         self.react(&spec, &answer);
         let customer = &mut self.customers[spec.customer];
+        if let Ask::Hold { hold_id: Some(id), .. } = &spec.ask
+            && customer.acked.get(id).is_some_and(|ack| ack.asked.as_ref() == Some(&spec.ask))
+            && status != StatusCode::OK
+        {
+            return Err(
+                self.fail(format!("the request that made {id}, sent again, answered {status}: {}", answer.body))
+            );
+        }
+        let customer = &mut self.customers[spec.customer];
         match &spec.ask {
-            Ask::Hold { show, .. } if status.is_success() => {
+            Ask::Hold { show, hold_id, best, .. } if status.is_success() => {
                 let id = answer.body["holdId"].as_str().unwrap_or_default().to_owned();
                 // The seats held: the ones asked for, or the ones best available picked.
                 let held = answer.body["seats"].as_array().into_iter().flatten();
                 let seats = held.filter_map(|seat| seat.as_str().map(str::to_owned)).collect();
-                customer.acked.remember(id, Ack { show: show.clone(), seats, confirmed: false });
+                let asked = (hold_id.is_some() && best.is_none()).then(|| spec.ask.clone());
+                customer.acked.remember(id, Ack { show: show.clone(), seats, confirmed: false, asked });
             }
             Ask::Confirm(id) if status == StatusCode::OK => {
                 if let Some(ack) = customer.acked.get_mut(id) {

@@ -16,7 +16,7 @@ use tokio::task::JoinHandle;
 use crate::world::Answer;
 
 /// What a customer asks for.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Ask {
     /// With `best`, the server picks that many adjacent seats instead.
     Hold {
@@ -63,6 +63,10 @@ pub struct Ack {
     pub show: String,
     pub seats: Vec<String>,
     pub confirmed: bool,
+    /// The request that made it, when it named its seats and its id: the
+    /// same request again must be answered as a replay (200), however long
+    /// after, whatever became of the hold.
+    pub asked: Option<Ask>,
 }
 
 /// Acknowledged holds in the order they were acknowledged (not by id: ids

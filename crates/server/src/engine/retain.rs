@@ -60,14 +60,15 @@ pub fn settles(change: &Change) -> Option<&HoldId> {
     }
 }
 
-/// Hold ids a batch of writes acts on. A create's own id is not looked up
-/// (almost every one is new): one that names a hold that left memory fails
-/// the store's key and is recalled then (`actor.rs`, `HoldIdTaken`).
+/// Hold ids a batch of writes names, a create's own id included: a late
+/// retry of a hold that left memory must be answered as a replay, not
+/// decided as a new hold (which could be refused for its seats). Stores
+/// read them in one go (`Store::holds_at`).
 pub fn named_by_writes(writes: &[Write]) -> Vec<HoldId> {
     writes
         .iter()
         .filter_map(|write| match write {
-            Write::Create { .. } => None,
+            Write::Create { body, .. } => body.body.hold_id.as_deref().and_then(|raw| HoldId::parse(raw).ok()),
             Write::Act { hold, .. } => Some(hold.clone()),
             Write::Expire { due, .. } => Some(due.hold_id.clone()),
             Write::Block { .. } => None,

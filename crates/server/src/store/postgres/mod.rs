@@ -270,6 +270,11 @@ impl Store for PostgresStore {
         rows::hold_at(&client, show_id, hold, version).await
     }
 
+    async fn holds_at(&self, show_id: &str, holds: &[HoldId], version: i64) -> anyhow::Result<Vec<Hold>> {
+        let client = self.client().await?;
+        rows::holds_at(&client, show_id, holds, version).await
+    }
+
     async fn save_checkpoint(&self, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()> {
         let client = self.client().await?;
         let json = checkpoint.encode()?;

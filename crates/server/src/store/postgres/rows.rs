@@ -37,6 +37,26 @@ pub async fn hold_at(
     hold_from(&entries(&rows)?)
 }
 
+/// Several holds as the show's journal up to `version` makes them, in one
+/// round trip; ids the show does not have are left out.
+pub async fn holds_at(
+    client: &impl GenericClient,
+    show_id: &str,
+    holds: &[HoldId],
+    version: i64,
+) -> anyhow::Result<Vec<Hold>> {
+    let ids: Vec<&str> = holds.iter().map(HoldId::as_str).collect();
+    let rows = client
+        .query(
+            "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
+             FROM journal WHERE hold_id = ANY($2) AND show_id = $1 AND version <= $3 ORDER BY hold_id, version",
+            &[&show_id, &ids, &version],
+        )
+        .await?;
+    let entries = entries(&rows)?;
+    entries.chunk_by(|a, b| a.hold_id == b.hold_id).filter_map(|one| hold_from(one).transpose()).collect()
+}
+
 /// Journal rows (in the column order the queries above select) as entries.
 fn entries(rows: &[tokio_postgres::Row]) -> anyhow::Result<Vec<JournalEntry>> {
     rows.iter()

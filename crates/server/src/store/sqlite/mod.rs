@@ -276,6 +276,18 @@ impl Store for SqliteStore {
         self.read(move |connection| holds::hold_at(connection, &show_id, &hold, version)).await
     }
 
+    async fn holds_at(&self, show_id: &str, holds: &[HoldId], version: i64) -> anyhow::Result<Vec<Hold>> {
+        // One read for the batch's ids: each is an index probe.
+        let (show_id, holds) = (show_id.to_owned(), holds.to_vec());
+        self.read(move |connection| {
+            holds
+                .iter()
+                .filter_map(|hold| holds::hold_at(connection, &show_id, hold.as_str(), version).transpose())
+                .collect()
+        })
+        .await
+    }
+
     async fn save_checkpoint(&self, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()> {
         // Encoded before the writer is taken: commits never wait for it.
         let (show_id, version, json) = (show_id.to_owned(), checkpoint.version, checkpoint.encode()?);
