@@ -48,6 +48,10 @@ RT = 'crates/server/src/engine/retain.rs'
 edit(RT, '        let mut missing: Vec<HoldId> = ids.into_iter().filter(|id| self.state.hold(id).is_none()).collect();', '        let mut missing: Vec<HoldId> = ids.into_iter().filter(|_| false).collect();')
 record('evicted-holds-not-recalled', [RT])
 
+# A create's own id is not looked up among holds that left memory (issue 15).
+edit(RT, '            Write::Create { body, .. } => body.body.hold_id.as_deref().and_then(|raw| HoldId::parse(raw).ok()),', '            Write::Create { .. } => None,')
+record('created-ids-not-recalled', [RT])
+
 # A checkpoint's retired sales of areas are not restored (issue 15).
 RS = 'crates/seat-state/src/venue/retire.rs'
 edit(RS, '                slot.sold = slot.sold.saturating_add(*places);\n', '')
