@@ -14,7 +14,7 @@ use seat_state::{
     Change, ClockSample, ClockSync, Countdown, Decision, HoldStatus, LocalMillis, Rejection, SeatMapSync, SeatState,
     ServerMillis, ShowState, SteadyCountdown,
 };
-use support::{Desk, T0, body, hold_id, holder, theatre};
+use support::{Desk, T0, body, hold_id, holder, random_ops_theatre, theatre};
 
 const SEATS: [&str; 10] = ["A1", "A2", "A3", "A4", "A5", "B1", "B2", "B3", "B4", "B5"];
 const HOLDERS: [&str; 3] = ["ann", "bob", "eve"];
@@ -190,8 +190,7 @@ proptest! {
         honor in any::<bool>(),
         steps in prop::collection::vec((op(), 0..400i64), 1..40),
     ) {
-        let late = if honor { r#""latePolicy": "honorIfFree""# } else { r#""latePolicy": "reject""# };
-        let show = theatre(&format!(r#"{late}, "maxActiveHoldsPerHolder": 2"#));
+        let show = random_ops_theatre(honor);
         let mut desk = Desk::new(show.clone());
         let mut browser = SeatMapSync::new();
         browser.handle_input(Input::ClockSample(ClockSample { sent: LocalMillis(T0.0), server: T0, received: LocalMillis(T0.0) }));

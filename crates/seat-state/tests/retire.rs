@@ -12,7 +12,7 @@ mod support;
 use proptest::prelude::*;
 
 use seat_state::{HoldStatus, ServerMillis, ShowState};
-use support::{Desk, T0, hold_id, holder, theatre};
+use support::{Desk, T0, hold_id, holder, random_ops_theatre, theatre};
 
 const SEATS: [&str; 6] = ["A1", "A2", "A3", "B1", "B2", "B3"];
 const HOLDERS: [&str; 2] = ["ann", "bob"];
@@ -70,8 +70,7 @@ proptest! {
         honor in any::<bool>(),
         steps in prop::collection::vec((op(), 0..400i64), 1..40),
     ) {
-        let late = if honor { r#""latePolicy": "honorIfFree""# } else { r#""latePolicy": "reject""# };
-        let show = theatre(&format!(r#"{late}, "maxActiveHoldsPerHolder": 2"#));
+        let show = random_ops_theatre(honor);
         let (mut full, mut lean) = (Desk::new(show.clone()), Desk::new(show.clone()));
         let mut now = T0;
         for (op, advance) in &steps {

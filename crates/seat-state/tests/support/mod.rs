@@ -20,6 +20,13 @@ pub fn at(seconds: i64) -> ServerMillis {
 }
 
 /// A show with seats A1..A5, B1..B5 and one area `standing` of 5, with
+/// The theatre the random-operation properties run on: two active holds
+/// per holder, and late payment honoured if free or refused.
+pub fn random_ops_theatre(honor_late: bool) -> Arc<Show> {
+    let late = if honor_late { r#""latePolicy": "honorIfFree""# } else { r#""latePolicy": "reject""# };
+    theatre(&format!(r#"{late}, "maxActiveHoldsPerHolder": 2"#))
+}
+
 /// rules overridden by `rules` (a JSON fragment such as `"maxExtensions": 1`).
 pub fn theatre(rules: &str) -> Arc<Show> {
     let seats: Vec<serde_json::Value> = ["A", "B"]
