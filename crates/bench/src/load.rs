@@ -3,8 +3,11 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use hyper::Method;
+use hyper::body::Bytes;
 use serde_json::{Value, json};
 
+use crate::http::{Connection, bearer};
 use crate::metrics::Counters;
 use crate::{Plan, SHOW_ID, Workload};
 
@@ -52,27 +55,31 @@ fn micros(since: Instant) -> u32 {
     u32::try_from(since.elapsed().as_micros()).unwrap_or(u32::MAX)
 }
 
-/// Runs `concurrency` workers until `duration` has passed.
-pub async fn run(client: &reqwest::Client, plan: &Plan, tokens: Vec<String>) -> anyhow::Result<Report> {
-    let tokens = std::sync::Arc::new(tokens);
+/// Runs `concurrency` workers until `duration` has passed, each on a
+/// connection of its own.
+pub async fn run(plan: &Plan, tokens: Vec<String>) -> anyhow::Result<Report> {
+    let tokens = std::sync::Arc::new(tokens.iter().map(|token| bearer(token)).collect::<anyhow::Result<Vec<_>>>()?);
+    let mut connections = Vec::with_capacity(plan.concurrency);
+    for worker in 0..plan.concurrency {
+        connections.push(Connection::open(plan.base(worker)).await?);
+    }
     let started = Instant::now();
     let deadline = started + plan.duration;
     let mut tasks = Vec::new();
-    for worker in 0..plan.concurrency {
-        let (client, plan, tokens) = (client.clone(), plan.clone(), std::sync::Arc::clone(&tokens));
+    for (worker, mut connection) in connections.into_iter().enumerate() {
+        let (plan, tokens) = (plan.clone(), std::sync::Arc::clone(&tokens));
         tasks.push(tokio::spawn(async move {
             let mut rng = fastrand::Rng::with_seed(worker as u64 + 1);
             let mut report = Report::default();
-            let base = plan.base(worker).to_owned();
-            let url = format!("{base}/api/shows/{SHOW_ID}/holds");
+            let path = format!("/api/shows/{SHOW_ID}/holds");
             while Instant::now() < deadline {
                 let token = &tokens[rng.usize(..tokens.len())];
                 let body = match plan.workload {
                     Workload::Time => anyhow::bail!("the time workload makes no holds"),
-                    Workload::Churn => json!({"seats": [format!("S{}", rng.usize(..plan.seats))]}),
+                    Workload::Churn => Bytes::from(format!("{{\"seats\":[\"S{}\"]}}", rng.usize(..plan.seats))),
                     Workload::Sale => {
                         let places = rng.usize(1..=2);
-                        if rng.u8(..4) == 0 {
+                        let order = if rng.u8(..4) == 0 {
                             json!({"areas": {"floor": places}})
                         } else {
                             let seats: Vec<String> =
@@ -81,23 +88,20 @@ pub async fn run(client: &reqwest::Client, plan: &Plan, tokens: Vec<String>) -> 
                                 continue;
                             }
                             json!({"seats": seats})
-                        }
+                        };
+                        Bytes::from(serde_json::to_vec(&order)?)
                     }
                 };
                 let sent = Instant::now();
-                let response = client.post(&url).bearer_auth(token).json(&body).send().await?;
-                let status = response.status().as_u16();
-                let answer = response.bytes().await?;
+                let (status, answer) = connection.send(Method::POST, &path, Some(token), Some(body)).await?;
                 report.hold_micros.push(micros(sent));
                 *report.statuses.entry(status).or_default() += 1;
                 if status == 201 && rng.u8(..100) < plan.workload.confirm_percent() {
                     let answer: Value = serde_json::from_slice(&answer)?;
                     let sent = Instant::now();
                     let hold = answer["holdId"].as_str().unwrap_or_default();
-                    let confirm =
-                        client.post(format!("{base}/api/holds/{hold}/confirm")).bearer_auth(token).send().await?;
-                    let status = confirm.status().as_u16();
-                    let confirmed = confirm.bytes().await?;
+                    let confirm = format!("/api/holds/{hold}/confirm");
+                    let (status, confirmed) = connection.send(Method::POST, &confirm, Some(token), None).await?;
                     report.confirm_micros.push(micros(sent));
                     *report.confirm_statuses.entry(status).or_default() += 1;
                     if status == 200 {
@@ -131,19 +135,20 @@ pub async fn run(client: &reqwest::Client, plan: &Plan, tokens: Vec<String>) -> 
 }
 
 /// `GET /api/time` from `concurrency` workers until `duration` has passed.
-pub async fn ceiling(client: &reqwest::Client, plan: &Plan) -> anyhow::Result<Report> {
+pub async fn ceiling(plan: &Plan) -> anyhow::Result<Report> {
+    let mut connections = Vec::with_capacity(plan.concurrency);
+    for worker in 0..plan.concurrency {
+        connections.push(Connection::open(plan.base(worker)).await?);
+    }
     let started = Instant::now();
     let deadline = started + plan.duration;
     let mut tasks = Vec::new();
-    for worker in 0..plan.concurrency {
-        let (client, url) = (client.clone(), format!("{}/api/time", plan.base(worker)));
+    for mut connection in connections {
         tasks.push(tokio::spawn(async move {
             let mut report = Report::default();
             while Instant::now() < deadline {
                 let sent = Instant::now();
-                let response = client.get(&url).send().await?;
-                let status = response.status().as_u16();
-                response.bytes().await?;
+                let (status, _) = connection.send(Method::GET, "/api/time", None, None).await?;
                 report.hold_micros.push(micros(sent));
                 *report.statuses.entry(status).or_default() += 1;
             }

@@ -19,6 +19,7 @@
 //! the others, and the audit reads every process.
 
 mod audit;
+mod http;
 mod load;
 mod metrics;
 mod sold;
@@ -122,13 +123,13 @@ async fn main() -> anyhow::Result<()> {
     let (plan, admin_token) = parse_args()?;
     let client = reqwest::Client::builder().pool_max_idle_per_host(plan.concurrency).build()?;
     if plan.workload == Workload::Time {
-        return load::ceiling(&client, &plan).await.map(|report| report.print_ceiling(&plan));
+        return load::ceiling(&plan).await.map(|report| report.print_ceiling(&plan));
     }
     let before = metrics::scrape(&client, &plan).await?;
     create_show(&client, &plan, &admin_token).await?;
     let tokens = load::sessions(&client, &plan).await?;
     warm_up(&client, &plan).await?;
-    let report = load::run(&client, &plan, tokens).await?;
+    let report = load::run(&plan, tokens).await?;
     // Every unconfirmed hold lasts 1 s, and each process sweeps once a
     // second: after 2.5 s the sweeps have recorded their expiries.
     tokio::time::sleep(Duration::from_millis(2_500)).await;
