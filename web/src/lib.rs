@@ -9,10 +9,8 @@ pub mod admin;
 pub mod api;
 pub mod components;
 pub mod controller;
-pub mod decimal;
 pub mod hold;
 pub mod js_read;
-pub mod layout;
 pub mod live_map;
 pub mod live_show;
 pub mod model;
@@ -24,3 +22,5 @@ pub mod viewport;
 pub mod words;
 
 pub use components::app::{AdminApp, App};
+/// The map's geometry and numbers, shared with the server's picture of it.
+pub use seat_state::drawing::{decimal, layout};

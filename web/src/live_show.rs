@@ -74,6 +74,15 @@ pub async fn load_show(show_id: String) -> Result<Arc<Loaded>, ApiError> {
     Ok(Arc::new(Loaded { show, offer, facts: facts?, holds, samples, stage }))
 }
 
+/// Removes the server's picture of the map, which a show page's HTML
+/// carries (`seat_state::drawing::picture`): called in the task that draws
+/// the live map (or the error instead), so no frame shows neither.
+pub fn retire_picture() {
+    if let Some(picture) = document().get_element_by_id(seat_state::drawing::picture::PICTURE_ID) {
+        picture.remove();
+    }
+}
+
 /// Runs two futures at once; both answers when both are done.
 pub async fn both<A, B>(a: impl Future<Output = A>, b: impl Future<Output = B>) -> (A, B) {
     let (mut a, mut b) = (std::pin::pin!(a), std::pin::pin!(b));

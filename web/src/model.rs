@@ -8,40 +8,13 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use leptos::prelude::*;
-use seat_state::SeatState;
 use seat_state::wire::{SeatDefinition, ShowOffer};
 
 use crate::layout::Layout;
 use crate::seat_list::{ListSection, sections};
 
-/// Everything that decides how one seat looks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SeatLook {
-    /// Free, held or sold, as `seat-state` derives it.
-    pub state: SeatState,
-    /// Held or bought by this customer.
-    pub mine: bool,
-    /// Picked for the next hold.
-    pub selected: bool,
-    /// The one seat Tab lands on (roving tab stop).
-    pub tab_stop: bool,
-    /// Kept for a sales channel and no code was entered: not on offer to
-    /// this customer, whatever its state.
-    pub locked: bool,
-    /// The box office blocked it: not on offer to anyone.
-    pub blocked: bool,
-}
-
-impl SeatLook {
-    /// A free seat, not picked.
-    pub const FREE: Self =
-        Self { state: SeatState::Free, mine: false, selected: false, tab_stop: false, locked: false, blocked: false };
-
-    /// Whether a click may pick (or unpick) the seat.
-    pub fn usable(self) -> bool {
-        (self.state == SeatState::Free && !self.locked && !self.blocked) || self.selected
-    }
-}
+/// How one seat looks (`seat-state`'s, which the server's picture of the map uses too).
+pub use seat_state::drawing::SeatLook;
 
 /// A price category as the legend and the hold panel show it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -151,7 +124,7 @@ impl MapModel {
 
     /// The radius of a seat's shape, in map units.
     pub fn radius(&self) -> f64 {
-        (self.layout.pitch() * 0.4).clamp(2.0, 14.0)
+        seat_state::drawing::radius(self.layout.pitch())
     }
 
     /// The price of these seats, formatted, when every one has a price in

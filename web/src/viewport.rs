@@ -4,7 +4,6 @@
 //! it, `scale` times zoomed in, centred on `(cx, cy)`. Changing the view only
 //! changes the SVG's `viewBox`: no seat is touched.
 
-use crate::decimal::Dec;
 use crate::layout::Bounds;
 
 /// The furthest one can zoom in.
@@ -48,8 +47,7 @@ impl Viewport {
 
     /// The SVG `viewBox` attribute for this view.
     pub fn view_box(&self) -> String {
-        let Bounds { x, y, width, height } = self.visible();
-        format!("{} {} {} {}", Dec(x), Dec(y), Dec(width), Dec(height))
+        seat_state::drawing::shape::view_box(self.visible())
     }
 
     /// Zooms by `factor` (above 1 zooms in) keeping the map point at

@@ -74,6 +74,7 @@
 
 pub mod clock;
 pub mod countdown;
+pub mod drawing;
 pub mod hold;
 pub mod ids;
 pub mod rejection;

@@ -7,6 +7,7 @@ use axum::extract::{DefaultBodyLimit, Request, State};
 use axum::http::{HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
+use axum::routing::get;
 use axum::{Extension, Json, Router};
 use tower_http::services::{ServeDir, ServeFile};
 use tower_http::trace::TraceLayer;
@@ -18,6 +19,7 @@ use crate::error::{AppError, DecidedAt, PendingError};
 use crate::extract::{BODY_LIMIT, Now};
 use crate::metrics;
 use crate::openapi;
+use crate::prerender;
 use crate::routes;
 use crate::security;
 use crate::state::AppState;
@@ -39,7 +41,9 @@ pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
     let mut app = Router::new().nest("/api", api).merge(operations.route_layer(timed));
     app = match web_dist {
         // Client-side routes such as /shows/x load index.html; the app routes.
-        Some(dist) => app.fallback_service(ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")))),
+        Some(dist) => app
+            .route("/shows/{show_id}", get(prerender::show_page).layer(Extension(prerender::ShowPages::read(dist))))
+            .fallback_service(ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")))),
         None => app.fallback(|| async { AppError::NotFound }),
     };
     app.layer(middleware::from_fn_with_state(state.clone(), stamp_server_time))

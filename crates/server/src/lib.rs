@@ -14,6 +14,7 @@ pub mod listen;
 pub mod metrics;
 pub mod openapi;
 pub mod operator;
+pub mod prerender;
 pub mod routes;
 pub mod security;
 pub mod session;

@@ -211,7 +211,8 @@ fn rust(link: &TrunkLink, stage: &Path) -> Result<Bundle, String> {
 /// `window.wasmBindings` and the `TrunkApplicationStarted` event as Trunk's),
 /// for the bundle of the page's path: a classic script, so the page's
 /// bundle is preloaded (as Trunk's `modulepreload`/`preload` links, with
-/// integrity) while the head is parsed, and started once the body is there.
+/// integrity) while the head is parsed, and started once the body is there
+/// (and, on a show page, its picture of the map painted).
 fn start_up_script(bundles: &[Bundle]) -> Result<String, String> {
     let json = |text: &str| format!("\"{}\"", text.replace('\\', "\\\\").replace('"', "\\\""));
     let entry = |bundle: &Bundle| {
@@ -246,7 +247,13 @@ fn start_up_script(bundles: &[Bundle]) -> Result<String, String> {
   preload("preload", wasm, wasmIntegrity, {{ as: "fetch", type: "application/wasm" }});
   const body = new Promise((ready) =>
     document.body ? ready() : addEventListener("DOMContentLoaded", ready, {{ once: true }}));
-  Promise.all([import(js), body]).then(async ([bindings]) => {{
+  // A show page's HTML carries the server's picture of its map: the app
+  // starts once a frame has painted it (at most 300 ms: hidden tabs paint none).
+  const painted = body.then(() => document.getElementById("prepaint") && new Promise((done) => {{
+    requestAnimationFrame(() => setTimeout(done, 0));
+    setTimeout(done, 300);
+  }}));
+  Promise.all([import(js), painted]).then(async ([bindings]) => {{
     const started = await bindings.default({{ module_or_path: wasm }});
     window.wasmBindings = bindings;
     dispatchEvent(new CustomEvent("TrunkApplicationStarted", {{ detail: {{ wasm: started }} }}));

@@ -5,12 +5,12 @@ use wasm_bindgen::JsCast;
 use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 
 use crate::components::minimap::Minimap;
-use crate::components::seat::{markup, push_escaped, repaint};
+use crate::components::seat::{markup, repaint};
 use crate::components::zoom_controls::ZoomControls;
-use crate::decimal::{Dec, push_dec};
 use crate::layout::Step;
 use crate::model::MapModel;
 use crate::viewport::{Viewport, ZOOM_STEP, middle_near, nearest};
+use seat_state::drawing::shape::{map_style, row_labels};
 
 /// The smallest seat (CSS pixels) a finger is offered at the default zoom.
 const MIN_TAP_PX: f64 = 24.0;
@@ -224,19 +224,7 @@ pub fn SeatMap(
         on_cleanup(move || model.set_painter(None));
     }
     // The rows' names, as the seats, in one string (an arena has ~1,250).
-    let mut row_labels = String::new();
-    let font = Dec((radius * 1.3).max(4.0)).to_string();
-    for label in model.layout.row_labels(|seat| model.seats[seat].y) {
-        row_labels.push_str(r#"<text class="row-label" x=""#);
-        push_dec(&mut row_labels, label.x);
-        row_labels.push_str(r#"" y=""#);
-        push_dec(&mut row_labels, label.y);
-        row_labels.push_str(r#"" font-size=""#);
-        row_labels.push_str(&font);
-        row_labels.push_str(r#"">"#);
-        push_escaped(&mut row_labels, &label.text);
-        row_labels.push_str("</text>");
-    }
+    let row_labels = row_labels(&model.layout, |seat| model.seats[seat].y, radius);
     let rows = model.layout.row_lines(|seat| model.seats[seat].y);
     // A finger needs about 24 px: with a coarse pointer, start zoomed in on
     // the seats nearest the stage far enough for seats that size (pan and the
@@ -272,7 +260,7 @@ pub fn SeatMap(
             viewport.set(opening);
         }
     });
-    let aspect = format!("aspect-ratio: {} / {}; --r: {}", Dec(bounds.width), Dec(bounds.height), Dec(radius));
+    let aspect = map_style(bounds, radius);
     view! {
         <div class="map">
             <ZoomControls viewport/>

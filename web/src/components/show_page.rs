@@ -1,10 +1,11 @@
 use leptos::prelude::*;
 
 use crate::components::show_view::ShowView;
-use crate::live_show::{LiveShow, load_show};
+use crate::live_show::{LiveShow, load_show, retire_picture};
 
-/// One show: loads it (with `<Suspense>` showing a notice meanwhile), then
-/// renders it live. The controller goes into context for everything below.
+/// One show: loads it (with `<Suspense>` showing a notice meanwhile, behind
+/// the server's picture of the map when the page has one), then renders it
+/// live in place of the picture. The controller goes into context for everything below.
 #[component]
 pub fn ShowPage(
     /// The show to open.
@@ -14,6 +15,7 @@ pub fn ShowPage(
     view! {
         <Suspense fallback=|| view! { <p class="notice">"Loading the seat map…"</p> }>
             {move || loaded.get().map(|result| {
+                retire_picture();
                 match result {
                     Err(error) => view! { <p class="notice" role="alert">{error.sentence()}</p> }.into_any(),
                     Ok(data) => {

@@ -1,12 +1,13 @@
 //! The map's layout of curved rows (the demo arena's): the pitch is measured
 //! along the row and a row's name sits a pitch before its first seat, along
-//! the row, named by the row alone.
+//! the row, named by the row alone. Runs natively and in headless Chromium.
 
-use wasm_bindgen_test::{wasm_bindgen_test as test, wasm_bindgen_test_configure};
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
-use seathold_web::layout::Layout;
-
-wasm_bindgen_test_configure!(run_in_browser);
+use seat_state::drawing::layout::Layout;
 
 #[test]
 fn a_curved_rows_pitch_and_name_follow_the_row() {
