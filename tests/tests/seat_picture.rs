@@ -82,6 +82,12 @@ async fn a_show_page_paints_every_seat_before_the_app_which_replaces_the_picture
     let class = class_of(&picture_paths(&page(Some(token)).await?)?).context("the held seat")?;
     assert!(class.starts_with("pic held mine"), "{HELD} as its holder sees it: {class}");
 
+    // A show that does not exist: the app's page as it is (the app says so).
+    let unknown = reqwest::get(format!("{}/shows/no-such-show", server.base_url)).await?;
+    assert_eq!(unknown.status(), 200);
+    let unknown = unknown.text().await?;
+    assert!(unknown.contains("<body") && !unknown.contains(r#"<div id="prepaint""#), "{unknown}");
+
     // The app replaces the picture with the live map.
     let browser = Browser::start().await?;
     browser.client.goto(&url).await?;
