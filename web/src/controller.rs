@@ -82,6 +82,12 @@ impl Controller {
         (controller, model, areas)
     }
 
+    /// No new hold for now: a request is under way or the holder has as
+    /// many active holds as allowed (read reactively, for the buttons).
+    pub fn hold_blocked(&self) -> bool {
+        self.busy.get() || self.shown.active_holds.get() >= self.max_active_holds
+    }
+
     fn say(&self, alert: Option<String>, status: Option<String>) {
         self.shown.alert.set(alert);
         self.status.set(status);

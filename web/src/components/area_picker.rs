@@ -1,20 +1,18 @@
 use leptos::prelude::*;
 
+use crate::controller::Controller;
 use crate::model::AreaCell;
-use crate::selection::Selection;
 
 /// General-admission areas: how many places are left, and a quantity to
-/// pick for each (within what is left and the hold's limit).
+/// pick for each (within what is left and the hold's limit). The picked
+/// quantities are the controller's (context) selection.
 #[component]
 pub fn AreaPicker(
     /// Every area with its availability signal.
     areas: Vec<AreaCell>,
-    /// The places picked for the next hold.
-    #[prop(into)]
-    selection: Signal<Selection>,
-    /// Sets an area's picked quantity: `(area id, quantity)`.
-    on_quantity: Callback<(String, u32)>,
 ) -> impl IntoView {
+    let controller = expect_context::<Controller>();
+    let selection = controller.shown.selection;
     let rows = areas
         .into_iter()
         .map(|area| {
@@ -25,7 +23,7 @@ pub fn AreaPicker(
             };
             let set = {
                 let id = id.clone();
-                move |quantity: u32| on_quantity.run((id.clone(), quantity))
+                move |quantity: u32| controller.set_quantity(&id, quantity)
             };
             let (less, more, typed) = (set.clone(), set.clone(), set);
             let (picked_less, picked_more, picked_value) = (picked.clone(), picked.clone(), picked);

@@ -4,6 +4,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
 use crate::components::seat::escaped;
+use crate::controller::Controller;
 use crate::model::Category;
 
 /// The value of the form field `[data-field=NAME]` below `root`.
@@ -31,19 +32,16 @@ pub fn submitted(event: &web_sys::MouseEvent) -> Option<web_sys::Element> {
 /// "Best N seats": how many adjacent seats and, optionally, of which price
 /// category; the server picks them (nearest the stage, in one row) and
 /// holds them in the same decision. The form is one piece of markup read
-/// when sent (far less wasm than an element-by-element view).
+/// when sent (far less wasm than an element-by-element view). It is disabled
+/// while the controller (context) may not hold, and asks the controller.
 #[component]
 pub fn BestSeats(
     /// The show's price categories (none: no category choice).
     categories: Vec<Category>,
     /// The most places one hold may take.
     max_places: u32,
-    /// A request is under way, or no more holds are allowed.
-    #[prop(into)]
-    disabled: Signal<bool>,
-    /// Asks for `(count, category id)`.
-    on_best: Callback<(u32, Option<String>)>,
 ) -> impl IntoView {
+    let controller = expect_context::<Controller>();
     let max_places = max_places.max(1);
     let mut markup = format!(
         r#"<form class="best" aria-label="Best available seats"><label>Best <input type="number" data-field="best-count" min="1" max="{max_places}" value="{}" inputmode="numeric"> seats together</label>"#,
@@ -65,7 +63,7 @@ pub fn BestSeats(
     markup.push_str(r#"<button type="submit" data-action="best">Find and hold</button></form>"#);
     let root = NodeRef::<leptos::html::Div>::new();
     Effect::new(move |_| {
-        let off = disabled.get();
+        let off = controller.hold_blocked();
         let button = root.get().and_then(|root| root.query_selector("[data-action=\"best\"]").ok().flatten());
         if let Some(button) = button {
             let _ = if off { button.set_attribute("disabled", "") } else { button.remove_attribute("disabled") };
@@ -77,7 +75,7 @@ pub fn BestSeats(
         };
         let count = field_value(&root, "best-count").trim().parse::<u32>().unwrap_or(1).clamp(1, max_places);
         let category = field_value(&root, "best-category");
-        on_best.run((count, (!category.is_empty()).then_some(category)));
+        controller.best(count, (!category.is_empty()).then_some(category));
     };
     view! { <div node_ref=root on:click=on_click inner_html=markup></div> }
 }

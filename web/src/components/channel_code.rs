@@ -1,18 +1,18 @@
 use leptos::prelude::*;
 
 use crate::components::best_seats::{field_value, submitted};
+use crate::controller::Controller;
 
 /// A presale code: entered, the seats kept for a channel are offered and
 /// every hold carries the code (the server checks it); emptied, they are
-/// not. One piece of markup, read when sent.
+/// not. One piece of markup, read when sent; the controller (context) takes
+/// the code.
 #[component]
-pub fn ChannelCode(
-    /// Takes the code (empty: none).
-    on_code: Callback<String>,
-) -> impl IntoView {
+pub fn ChannelCode() -> impl IntoView {
+    let controller = expect_context::<Controller>();
     let on_click = move |event: web_sys::MouseEvent| {
         if let Some(root) = submitted(&event) {
-            on_code.run(field_value(&root, "channel-code"));
+            controller.set_code(&field_value(&root, "channel-code"));
         }
     };
     view! {

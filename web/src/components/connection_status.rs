@@ -8,8 +8,7 @@ pub use crate::live_show::Connection;
 #[component]
 pub fn ConnectionStatus(
     /// The stream's state.
-    #[prop(into)]
-    connection: Signal<Connection>,
+    connection: RwSignal<Connection>,
 ) -> impl IntoView {
     let (name, text) = (
         move || match connection.get() {

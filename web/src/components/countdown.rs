@@ -20,8 +20,7 @@ pub fn phase_name(phase: Phase) -> &'static str {
 #[component]
 pub fn Countdown(
     /// The countdown as `seat-state` answers it; `None` once the hold is over.
-    #[prop(into)]
-    view: Signal<Option<CountdownView>>,
+    view: RwSignal<Option<CountdownView>>,
 ) -> impl IntoView {
     let text =
         Memo::new(move |_| view.with(|view| view.as_ref().map_or_else(|| "0:00".to_owned(), |v| v.text.clone())));

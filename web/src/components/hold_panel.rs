@@ -1,31 +1,25 @@
 use leptos::prelude::*;
-use seat_state::{CountdownView, HoldStatus, Phase};
+use seat_state::{HoldStatus, Phase};
 
 use crate::components::countdown::{Countdown, phase_name};
-use crate::hold::{HoldAction, HoldSummary};
+use crate::controller::Controller;
+use crate::hold::HoldAction;
 use crate::words;
 
 /// The banner of the customer's hold: what is held, the countdown, and
 /// Confirm, Extend (saying how many extensions remain; disabled at the
 /// limit) and Release.
 /// When the countdown runs out the hold is shown as expired — before the
-/// server would refuse it, thanks to the countdown's buffer.
+/// server would refuse it, thanks to the countdown's buffer. The hold, its
+/// countdown and whether a request is under way come from the controller
+/// (context), which also runs the buttons.
 #[component]
 pub fn HoldPanel(
-    /// The hold, or nothing.
-    #[prop(into)]
-    hold: Signal<Option<HoldSummary>>,
-    /// Its countdown, as `seat-state` answers it.
-    #[prop(into)]
-    countdown: Signal<Option<CountdownView>>,
     /// How many seconds one extension adds.
     extension_seconds: i64,
-    /// A request is under way: the buttons wait.
-    #[prop(into)]
-    busy: Signal<bool>,
-    /// Runs a button's action.
-    on_action: Callback<HoldAction>,
 ) -> impl IntoView {
+    let controller = expect_context::<Controller>();
+    let (hold, countdown, busy) = (controller.shown.hold, controller.shown.countdown, controller.busy);
     let phase = Memo::new(move |_| countdown.with(|view| view.as_ref().map_or(Phase::Expired, |v| v.phase)));
     let ended = Memo::new(move |_| {
         phase.get() == Phase::Expired || hold.with(|h| h.as_ref().is_some_and(|h| h.status != HoldStatus::Held))
@@ -38,7 +32,7 @@ pub fn HoldPanel(
         };
         format!("Extend by {by} ({})", words::extensions_left(left))
     };
-    let button = move |action: HoldAction| move |_| on_action.run(action);
+    let button = move |action: HoldAction| move |_| controller.act(action);
     move || {
         let summary = hold.get()?;
         let view = match summary.status {

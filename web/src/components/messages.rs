@@ -7,11 +7,9 @@ use leptos::prelude::*;
 #[component]
 pub fn Messages(
     /// The urgent sentence, if any.
-    #[prop(into)]
-    alert: Signal<Option<String>>,
+    alert: RwSignal<Option<String>>,
     /// The polite sentence, if any.
-    #[prop(into)]
-    status: Signal<Option<String>>,
+    status: RwSignal<Option<String>>,
 ) -> impl IntoView {
     view! {
         <div class="messages">

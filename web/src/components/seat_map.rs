@@ -7,6 +7,7 @@ use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
 use crate::components::minimap::Minimap;
 use crate::components::seat::{markup, repaint};
 use crate::components::zoom_controls::ZoomControls;
+use crate::controller::Controller;
 use crate::layout::Step;
 use crate::model::MapModel;
 use crate::viewport::{Viewport, ZOOM_STEP, middle_near, nearest};
@@ -61,9 +62,9 @@ pub fn SeatMap(
     /// phone's map opens on the seats nearest it.
     #[prop(default = None)]
     stage: Option<(f64, f64)>,
-    /// Picks or unpicks the seat at this index.
-    on_toggle: Callback<usize>,
 ) -> impl IntoView {
+    // Picks go to the controller (context).
+    let controller = expect_context::<Controller>();
     let bounds = model.layout.bounds;
     let viewport = RwSignal::new(Viewport::whole(bounds));
     let radius = model.radius();
@@ -117,7 +118,7 @@ pub fn SeatMap(
                 focus_seat(model.layout.step(index, step));
             } else if key == "Enter" || key == " " {
                 event.prevent_default();
-                on_toggle.run(index);
+                controller.toggle(index);
             }
         }
     };
@@ -131,7 +132,7 @@ pub fn SeatMap(
             }
             if let Some(index) = seat_index(&model, event.target()) {
                 focus_seat(index);
-                on_toggle.run(index);
+                controller.toggle(index);
             }
         }
     };

@@ -1,22 +1,15 @@
 use leptos::prelude::*;
 
+use crate::controller::Controller;
 use crate::selection::Selection;
 use crate::words;
 
-/// What is picked, how many more may be, and the Hold button.
+/// What is picked, how many more may be, and the Hold button: the
+/// controller's (context) selection, held or cleared by the controller.
 #[component]
-pub fn SelectionBar(
-    /// The places picked for the next hold.
-    #[prop(into)]
-    selection: Signal<Selection>,
-    /// A request is under way, or a hold is active: Hold waits.
-    #[prop(into)]
-    disabled: Signal<bool>,
-    /// Holds the selection.
-    on_hold: Callback<()>,
-    /// Unpicks everything.
-    on_clear: Callback<()>,
-) -> impl IntoView {
+pub fn SelectionBar() -> impl IntoView {
+    let controller = expect_context::<Controller>();
+    let selection = controller.shown.selection;
     let summary = move || {
         selection.with(|picked| {
             let count = picked.places();
@@ -36,9 +29,9 @@ pub fn SelectionBar(
             <p class="picked">{summary}</p>
             <div class="actions">
                 <button type="button" class="primary" data-action="hold"
-                    disabled=move || empty() || disabled.get()
-                    on:click=move |_| on_hold.run(())>"Hold"</button>
-                <button type="button" disabled=empty on:click=move |_| on_clear.run(())>"Clear"</button>
+                    disabled=move || empty() || controller.hold_blocked()
+                    on:click=move |_| controller.hold()>"Hold"</button>
+                <button type="button" disabled=empty on:click=move |_| controller.clear()>"Clear"</button>
             </div>
         </div>
     }

@@ -34,16 +34,13 @@ pub fn ShowView(
     /// The general-admission areas.
     areas: Vec<AreaCell>,
     /// The live stream's state.
-    #[prop(into)]
-    connection: Signal<Connection>,
+    connection: RwSignal<Connection>,
 ) -> impl IntoView {
     let controller = expect_context::<Controller>();
     let shown = controller.shown;
     let has_areas = !areas.is_empty();
     let other_hold_open =
         move || shown.active_holds.get() >= controller.max_active_holds && shown.hold.with(Option::is_none);
-    let hold_blocked =
-        Signal::derive(move || controller.busy.get() || shown.active_holds.get() >= controller.max_active_holds);
     let categories = model.categories.clone();
     let colors = category_colors(categories.iter().map(|category| category.color.clone()));
     let channels = model.seats.iter().any(|cell| cell.channel);
@@ -55,41 +52,17 @@ pub fn ShowView(
             <ConnectionStatus connection/>
         </div>
         <Messages alert=shown.alert status=controller.status/>
-        <HoldPanel
-            hold=shown.hold
-            countdown=shown.countdown
-            extension_seconds
-            busy=controller.busy
-            on_action=Callback::new(move |action| controller.act(action))
-        />
+        <HoldPanel extension_seconds/>
         <div class="stage" aria-hidden="true">"Stage"</div>
         <div class="venue" style=colors>
-            <SeatMap model=Arc::clone(&model) stage on_toggle=Callback::new(move |index| controller.toggle(index))/>
+            <SeatMap model=Arc::clone(&model) stage/>
             <Legend categories=categories.clone() channels/>
-            {has_seats.then(|| view! {
-                <BestSeats
-                    categories
-                    max_places
-                    disabled=hold_blocked
-                    on_best=Callback::new(move |(count, category): (u32, Option<String>)| controller.best(count, category))
-                />
-            })}
-            {channels.then(|| view! { <ChannelCode on_code=Callback::new(move |code: String| controller.set_code(&code))/> })}
+            {has_seats.then(|| view! { <BestSeats categories max_places/> })}
+            {channels.then(|| view! { <ChannelCode/> })}
         </div>
         <SeatList model/>
-        {has_areas.then(|| view! {
-            <AreaPicker
-                areas
-                selection=shown.selection
-                on_quantity=Callback::new(move |(area, quantity): (String, u32)| controller.set_quantity(&area, quantity))
-            />
-        })}
-        <SelectionBar
-            selection=shown.selection
-            disabled=hold_blocked
-            on_hold=Callback::new(move |()| controller.hold())
-            on_clear=Callback::new(move |()| controller.clear())
-        />
+        {has_areas.then(|| view! { <AreaPicker areas/> })}
+        <SelectionBar/>
         <Show when=other_hold_open>
             <p class="notice">"You have a hold open in another tab or window. Confirm or release it to hold more."</p>
         </Show>

@@ -195,7 +195,7 @@ pub fn mount_offer(show: ShowDefinition, offer: &ShowOffer, facts: SeatMap) -> M
                 extension_seconds=300
                 model
                 areas
-                connection=Signal::stored(Connection::Live)
+                connection=RwSignal::new(Connection::Live)
             />
         }
     });
