@@ -10,6 +10,7 @@ pub mod connection_status;
 pub mod countdown;
 pub mod hold_panel;
 pub mod legend;
+pub mod loading;
 pub mod messages;
 pub mod minimap;
 pub mod seat;
