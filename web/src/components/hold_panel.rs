@@ -57,19 +57,24 @@ pub fn HoldPanel(
                             <Countdown view=countdown/>
                         </p>
                         <div class="actions">
-                            <Show
-                                when=move || !ended.get()
-                                fallback=move || view! {
-                                    <button type="button" on:click=button(HoldAction::Dismiss)>"Pick seats again"</button>
+                            {move || {
+                                if ended.get() {
+                                    view! {
+                                        <button type="button" on:click=button(HoldAction::Dismiss)>"Pick seats again"</button>
+                                    }
+                                    .into_any()
+                                } else {
+                                    view! {
+                                        <button type="button" class="primary" data-action="confirm" disabled=busy
+                                            on:click=button(HoldAction::Confirm)>"Confirm"</button>
+                                        <button type="button" data-action="extend" disabled=move || busy.get() || left == 0
+                                            on:click=button(HoldAction::Extend)>{extend_label(left)}</button>
+                                        <button type="button" data-action="release" disabled=busy
+                                            on:click=button(HoldAction::Release)>"Release"</button>
+                                    }
+                                    .into_any()
                                 }
-                            >
-                                <button type="button" class="primary" data-action="confirm" disabled=busy
-                                    on:click=button(HoldAction::Confirm)>"Confirm"</button>
-                                <button type="button" data-action="extend" disabled=move || busy.get() || left == 0
-                                    on:click=button(HoldAction::Extend)>{extend_label(left)}</button>
-                                <button type="button" data-action="release" disabled=busy
-                                    on:click=button(HoldAction::Release)>"Release"</button>
-                            </Show>
+                            }}
                         </div>
                     </section>
                 }

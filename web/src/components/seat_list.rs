@@ -25,9 +25,7 @@ pub fn SeatList(
             open.set(details.is_some_and(|details| details.open()));
         }>
             <summary>"Choose seats from a list"</summary>
-            <Show when=move || open.get()>
-                <Steps model=Arc::clone(&model)/>
-            </Show>
+            {move || open.get().then(|| view! { <Steps model=Arc::clone(&model)/> })}
         </details>
     }
 }

@@ -63,8 +63,8 @@ pub fn ShowView(
         <SeatList model/>
         {has_areas.then(|| view! { <AreaPicker areas/> })}
         <SelectionBar/>
-        <Show when=other_hold_open>
+        {move || other_hold_open().then(|| view! {
             <p class="notice">"You have a hold open in another tab or window. Confirm or release it to hold more."</p>
-        </Show>
+        })}
     }
 }
