@@ -97,13 +97,16 @@ impl Viewport {
     }
 
     /// Keeps the centre inside the map so it cannot be lost off screen.
+    /// `max` then `min`, not `f64::clamp`: at scale 1 rounding can put the
+    /// low bound a hair above the high one, where `clamp` panics, and its
+    /// panic message alone links core's float printing (~12 KB of wasm).
     fn clamped(self) -> Self {
         let Bounds { x, y, width, height } = self.base;
         let half_w = width / self.scale / 2.0;
         let half_h = height / self.scale / 2.0;
         Self {
-            cx: self.cx.clamp(x + half_w, x + width - half_w),
-            cy: self.cy.clamp(y + half_h, y + height - half_h),
+            cx: self.cx.max(x + half_w).min(x + width - half_w),
+            cy: self.cy.max(y + half_h).min(y + height - half_h),
             ..self
         }
     }
