@@ -161,7 +161,8 @@ impl SeatMapSync {
         holds.map(|hold| to_js(&hold)).collect()
     }
 
-    /// The estimated server time at the last tick; `undefined` before any.
+    /// The earliest server time the clock estimate allowed at the last tick
+    /// (every state derives from it); `undefined` before any.
     #[wasm_bindgen(getter, js_name = serverNow)]
     pub fn server_now(&self) -> Option<f64> {
         self.inner.server_now().map(|at| number(at.0))

@@ -60,6 +60,19 @@ impl ClockOffset {
         Self { offset_millis: sample.server.0 - midpoint, uncertainty_millis: (round_trip + 1) / 2 }
     }
 
+    /// The same knowledge with the estimate moved to the earliest instant
+    /// the server's clock can read (the server read it before its answer
+    /// arrived), the uncertainty now spanning the whole interval above it.
+    /// States derived from it never show a seat free before the server
+    /// frees it; a countdown shortened by its uncertainty is the same as
+    /// from the middle estimate.
+    pub fn earliest(self) -> Self {
+        Self {
+            offset_millis: self.offset_millis.saturating_sub(self.uncertainty_millis),
+            uncertainty_millis: self.uncertainty_millis.saturating_mul(2),
+        }
+    }
+
     /// The estimated server instant at a local instant.
     pub fn server_now(self, local: LocalMillis) -> ServerMillis {
         ServerMillis(local.0.saturating_add(self.offset_millis))

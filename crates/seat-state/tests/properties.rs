@@ -9,7 +9,7 @@ mod support;
 use proptest::prelude::*;
 
 use seat_state::sync::Input;
-use seat_state::wire::RequestedQuantity;
+use seat_state::wire::{RequestedQuantity, SeatFact, SeatMap};
 use seat_state::{
     Change, ClockSample, ClockSync, Countdown, Decision, HoldStatus, LocalMillis, Rejection, SeatMapSync, SeatState,
     ServerMillis, ShowState, SteadyCountdown,
@@ -314,6 +314,50 @@ proptest! {
                 error <= estimate.uncertainty_millis + 2 * newest + ClockSync::JUMP_TOLERANCE_MILLIS,
                 "{error} after a jump of {jump}"
             );
+        }
+    }
+
+    #[test]
+    fn a_seat_never_frees_on_screen_before_the_server_frees_it(
+        trips in prop::collection::vec((1..2_000i64, 0.0..=1.0f64), 1..6),
+        true_offset in -600_000..600_000i64,
+        until_deadline in 0..5_000i64,
+        ticks in prop::collection::vec(0..6_000i64, 1..30),
+    ) {
+        // The local clock reads `local`, the server's `local + true_offset`;
+        // each sample's server read falls anywhere within its round trip.
+        let mut sync = SeatMapSync::new();
+        let mut local = 1_000_000i64;
+        let mut widest = 0;
+        for (round_trip, read_at) in trips {
+            let read = (read_at * round_trip as f64) as i64;
+            sync.handle_input(Input::ClockSample(ClockSample {
+                sent: LocalMillis(local),
+                server: ServerMillis(local + read + true_offset),
+                received: LocalMillis(local + round_trip),
+            }));
+            local += round_trip;
+            widest = widest.max(round_trip);
+        }
+        let deadline = local + true_offset + until_deadline;
+        let seat = SeatFact { id: "A1".into(), hold_expires_at: Some(deadline), ..SeatFact::default() };
+        sync.handle_input(Input::Tick(LocalMillis(local)));
+        sync.handle_input(Input::Snapshot(SeatMap {
+            show_id: "show".into(),
+            server_time: local + true_offset,
+            version: 1,
+            seats: vec![seat],
+            areas: Vec::new(),
+        }));
+        for pause in ticks {
+            local += pause;
+            sync.handle_input(Input::Tick(LocalMillis(local)));
+            let state = sync.seat("A1").unwrap().state;
+            prop_assert!(state == SeatState::Held || local + true_offset >= deadline, "free {} ms early", deadline - local - true_offset);
+            // Late by at most the best sample's whole round trip.
+            if local + true_offset >= deadline + widest {
+                prop_assert_eq!(state, SeatState::Free);
+            }
         }
     }
 }

@@ -14,6 +14,9 @@
 //! server time with [`SeatMapSync::FALLBACK_UNCERTAINTY_MILLIS`] (before
 //! any tick, server now is that `serverTime`); before any snapshot or time
 //! at all, every hold counts as unexpired (never shown free too early).
+//! Likewise server now is the earliest the clock estimate allows (the
+//! sample's `serverTime` at the instant its answer arrived), so a seat
+//! frees on screen at its deadline or up to a round trip after, never before.
 //!
 //! Costs: a snapshot is O(n log n) once per new seat list, O(n) after; a
 //! change is O(seats in it · log n); time passing is O(log n + what it
@@ -212,7 +215,8 @@ impl SeatMapSync {
         self.version
     }
 
-    /// The estimated server now at the last tick.
+    /// The earliest server now consistent with the clock estimate at the
+    /// last tick: every state shown derives from it.
     pub fn server_now(&self) -> Option<ServerMillis> {
         self.now
     }
@@ -289,8 +293,12 @@ impl SeatMapSync {
         Some(offset.local_at(next))
     }
 
+    /// The clock estimate at its earliest: a round trip's middle can be
+    /// late by half the trip, and a seat shown free that early is refused
+    /// when picked. The snapshot's anchor is earliest already (its
+    /// `serverTime` was read before it arrived).
     fn offset(&self) -> Option<ClockOffset> {
-        self.clock.offset().or(self.fallback)
+        self.clock.offset().map(ClockOffset::earliest).or(self.fallback)
     }
 
     /// Every hold counts as unexpired before any estimate of time.
