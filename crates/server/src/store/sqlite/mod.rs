@@ -37,6 +37,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0005_blocked_seats.sql")),
         M::up(include_str!("../../../migrations/0006_session_last_seen.sql")),
         M::up(include_str!("../../../migrations/0007_checkpoints.sql")),
+        M::up(include_str!("../../../migrations/0008_journal_check_without_list.sql")),
     ])
 }
 
@@ -420,5 +421,36 @@ mod tests {
         insert(3, None, "blocked").unwrap();
         assert!(insert(4, None, "released").is_err(), "a hold's transition names its hold");
         assert!(insert(4, Some("hold-0001"), "unblocked").is_err(), "a block names no hold");
+        assert!(insert(4, Some("hold-0001"), "bought").is_err(), "only the known actions");
+        assert!(insert(4, Some("hold-0001"), "Released").is_err(), "compared as written (BINARY)");
+        let by_hold: String = db
+            .query_row(
+                "EXPLAIN QUERY PLAN SELECT version FROM journal WHERE hold_id = 'x' AND version <= 9",
+                [],
+                |row| row.get(3),
+            )
+            .unwrap();
+        assert!(by_hold.contains("journal_by_hold"), "{by_hold}");
+    }
+
+    /// SQLite fills an ephemeral B-tree with an `IN (…)` list's values on
+    /// every INSERT a CHECK with one runs; the journal's checks are written
+    /// so that its INSERT (one per transition) builds none.
+    #[test]
+    fn the_journal_insert_builds_no_ephemeral_table() {
+        let mut db = Connection::open_in_memory().unwrap();
+        migrations().to_latest(&mut db).unwrap();
+        let opcodes: Vec<String> = db
+            .prepare(
+                "EXPLAIN INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, places, expires_at, \
+                 extensions, late) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            )
+            .unwrap()
+            .query_map(rusqlite::params_from_iter([rusqlite::types::Null; 10]), |row| row.get(1))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert!(opcodes.iter().any(|opcode| opcode == "Insert" || opcode == "IdxInsert"), "{opcodes:?}");
+        assert!(!opcodes.iter().any(|opcode| opcode == "OpenEphemeral"), "{opcodes:?}");
     }
 }
