@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
-use axum::http::{HeaderValue, StatusCode};
+use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
@@ -46,17 +46,29 @@ pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
             .fallback_service(ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")))),
         None => app.fallback(|| async { AppError::NotFound }),
     };
-    app.layer(middleware::from_fn_with_state(state.clone(), stamp_server_time))
-        .layer(middleware::from_fn_with_state(security::Policies::for_web(web_dist), security::add_headers))
-        .layer(TraceLayer::new_for_http())
-        .with_state(state)
+    let edge = Edge { state: state.clone(), policies: security::Policies::for_web(web_dist) };
+    app.layer(middleware::from_fn_with_state(edge, edge_layer)).layer(TraceLayer::new_for_http()).with_state(state)
 }
 
-/// Reads the request's instant, hands it to the handler, and stamps the
-/// answer: the `X-Server-Time` header and, for errors, the body. An answer a
-/// show's writer decided carries the writer's instant instead (`DecidedAt`).
-async fn stamp_server_time(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let now = state.clock.now();
+/// What the edge middleware needs: the clock and the security policies.
+#[derive(Clone)]
+struct Edge {
+    state: AppState,
+    policies: Arc<security::Policies>,
+}
+
+/// The `X-Server-Time` header, named once (not parsed per answer).
+const X_SERVER_TIME: HeaderName = HeaderName::from_static("x-server-time");
+
+/// Every request passes here (one middleware rather than one per concern:
+/// each `from_fn` layer boxes its future and clones the service behind it
+/// on every request). Reads the request's instant and hands it to the
+/// handler, then stamps the answer: `X-Server-Time` and, for errors, the
+/// body (an answer a show's writer decided carries the writer's instant
+/// instead, `DecidedAt`); then the security headers (`security.rs`).
+async fn edge_layer(State(edge): State<Edge>, mut request: Request, next: Next) -> Response {
+    let api = request.uri().path().starts_with("/api/");
+    let now = edge.state.clock.now();
     request.extensions_mut().insert(Now(now));
     let mut response = next.run(request).await;
     if response.status() == StatusCode::METHOD_NOT_ALLOWED && response.extensions().get::<PendingError>().is_none() {
@@ -77,6 +89,7 @@ async fn stamp_server_time(State(state): State<AppState>, mut request: Request, 
         let headers = std::mem::take(response.headers_mut());
         response = (status, headers, Json(body)).into_response();
     }
-    response.headers_mut().insert("x-server-time", HeaderValue::from(stamp.0));
+    response.headers_mut().insert(X_SERVER_TIME, HeaderValue::from(stamp.0));
+    edge.policies.add_to(response.headers_mut(), api);
     response
 }

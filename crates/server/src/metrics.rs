@@ -1,14 +1,17 @@
 //! Prometheus metrics: what operators watch (conversion, expiry, conflicts,
 //! latency), rendered as text at `GET /metrics`.
 
+use std::hash::{Hash, Hasher};
+use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
+use axum::http::Method;
 use axum::http::header::CONTENT_TYPE;
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -51,11 +54,51 @@ struct StageLabels {
     stage: &'static str,
 }
 
+/// A request's series. Every field is a borrowed or shared value, so timing
+/// a request allocates nothing (issue 14's profile).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct RouteLabels {
-    method: String,
-    route: String,
+    method: &'static str,
+    route: Route,
     status: u16,
+}
+
+/// The methods a route answers, by name; any other is `other` (a client
+/// picks the method: its name must not make a series of its own).
+fn method_label(method: &Method) -> &'static str {
+    const KNOWN: [&str; 7] = ["GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH"];
+    KNOWN.into_iter().find(|known| *known == method.as_str()).unwrap_or("other")
+}
+
+/// The route pattern a request matched (axum keeps it shared: cloning it
+/// copies no text), compared and written as its text.
+#[derive(Debug, Clone)]
+struct Route(Option<MatchedPath>);
+
+impl Route {
+    fn as_str(&self) -> &str {
+        self.0.as_ref().map_or("unmatched", MatchedPath::as_str)
+    }
+}
+
+impl PartialEq for Route {
+    fn eq(&self, other: &Self) -> bool {
+        self.as_str() == other.as_str()
+    }
+}
+
+impl Eq for Route {}
+
+impl Hash for Route {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_str().hash(state);
+    }
+}
+
+impl EncodeLabelValue for Route {
+    fn encode(&self, encoder: &mut LabelValueEncoder<'_>) -> Result<(), std::fmt::Error> {
+        EncodeLabelValue::encode(&self.as_str(), encoder)
+    }
 }
 
 /// Every metric the server keeps.
@@ -161,12 +204,12 @@ impl Default for Metrics {
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct ShowLabels {
-    show: String,
+    show: Arc<str>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Hash, EncodeLabelSet)]
 struct OutcomeLabels {
-    show: String,
+    show: Arc<str>,
     outcome: &'static str,
 }
 
@@ -210,14 +253,15 @@ impl ShowMetrics {
         shows
     }
 
-    fn count(&self, show: &str, outcome: &'static str) -> u64 {
-        self.outcomes.get_or_create(&OutcomeLabels { show: show.to_owned(), outcome }).get()
+    fn count(&self, show: &Arc<str>, outcome: &'static str) -> u64 {
+        self.outcomes.get_or_create(&OutcomeLabels { show: Arc::clone(show), outcome }).get()
     }
 }
 
 impl Metrics {
-    /// Counts a durable transition of `show` (`state` has applied it).
-    pub fn show_transition(&self, show: &str, transition: &Transition, state: &ShowState) {
+    /// Counts a durable transition of `show` (`state` has applied it). The
+    /// show's id is shared, not copied, into each series' labels.
+    pub fn show_transition(&self, show: &Arc<str>, transition: &Transition, state: &ShowState) {
         let outcome = match &transition.change {
             Change::Created { .. } => "created",
             Change::Confirmed { hold, .. } => {
@@ -231,10 +275,10 @@ impl Metrics {
             Change::Extended { .. } | Change::Blocked { .. } | Change::Unblocked { .. } => return,
         };
         let shows = &self.shows;
-        shows.outcomes.get_or_create(&OutcomeLabels { show: show.to_owned(), outcome }).inc();
+        shows.outcomes.get_or_create(&OutcomeLabels { show: Arc::clone(show), outcome }).inc();
         let created = shows.count(show, "created");
         if created > 0 {
-            let labels = ShowLabels { show: show.to_owned() };
+            let labels = ShowLabels { show: Arc::clone(show) };
             shows.conversion.get_or_create(&labels).set(shows.count(show, "confirmed") as f64 / created as f64);
             shows.expiry_rate.get_or_create(&labels).set(shows.count(show, "expired") as f64 / created as f64);
         }
@@ -259,8 +303,8 @@ impl Metrics {
 /// give one series per show and hold).
 pub async fn track_latency(State(state): State<AppState>, request: Request, next: Next) -> Response {
     let started = Instant::now();
-    let method = request.method().to_string();
-    let route = request.extensions().get::<MatchedPath>().map_or("unmatched", MatchedPath::as_str).to_owned();
+    let method = method_label(request.method());
+    let route = Route(request.extensions().get::<MatchedPath>().cloned());
     let response = next.run(request).await;
     let labels = RouteLabels { method, route, status: response.status().as_u16() };
     state.metrics.requests.get_or_create(&labels).observe(started.elapsed().as_secs_f64());

@@ -5,10 +5,8 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use axum::extract::{Request, State};
-use axum::http::HeaderValue;
-use axum::middleware::Next;
-use axum::response::Response;
+use axum::http::header::{CONTENT_SECURITY_POLICY, REFERRER_POLICY, X_CONTENT_TYPE_OPTIONS, X_FRAME_OPTIONS};
+use axum::http::{HeaderMap, HeaderValue};
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
@@ -30,6 +28,17 @@ impl Policies {
             ui: HeaderValue::from_str(&ui).unwrap_or(HeaderValue::from_static(api)),
             api: HeaderValue::from_static(api),
         })
+    }
+
+    /// Adds the headers to an answer: `api` for anything under `/api/`,
+    /// else a UI page. The one middleware at the edge calls it (`app.rs`).
+    pub fn add_to(&self, headers: &mut HeaderMap, api: bool) {
+        let policy = if api { &self.api } else { &self.ui };
+        headers.insert(CONTENT_SECURITY_POLICY, policy.clone());
+        headers.insert(X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+        headers.insert(REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+        // For browsers that predate frame-ancestors.
+        headers.insert(X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     }
 }
 
@@ -53,18 +62,4 @@ fn inline_scripts(html: &str) -> impl Iterator<Item = &str> {
         let (body, _) = rest.split_once("</script>")?;
         (!attributes.contains("src=")).then_some(body)
     })
-}
-
-/// Adds the headers; UI pages are whatever is not under `/api`.
-pub async fn add_headers(State(policies): State<Arc<Policies>>, request: Request, next: Next) -> Response {
-    let api = request.uri().path().starts_with("/api/");
-    let mut response = next.run(request).await;
-    let headers = response.headers_mut();
-    let policy = if api { &policies.api } else { &policies.ui };
-    headers.insert("content-security-policy", policy.clone());
-    headers.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
-    headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
-    // For browsers that predate frame-ancestors.
-    headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
-    response
 }
