@@ -77,6 +77,7 @@ pub mod countdown;
 pub mod drawing;
 pub mod hold;
 pub mod ids;
+mod order;
 pub mod rejection;
 pub mod request;
 pub mod seat;

@@ -6,6 +6,8 @@
 
 use std::collections::HashMap;
 
+use crate::order::sort_by_key;
+
 /// Room around the outermost seats, in map units.
 const MARGIN: f64 = 24.0;
 
@@ -222,12 +224,6 @@ fn pitch(rows: &[Vec<usize>], xs: &[f64], ys: &[f64]) -> f64 {
         .filter(|gap| *gap > 1e-6)
         .collect();
     median(&gaps).unwrap_or(30.0)
-}
-
-/// Sorts indices by a key. One comparator type for every sort here keeps a
-/// single copy of the sort in the wasm; ties keep no particular order.
-fn sort_by_key(indices: &mut [usize], key: &dyn Fn(usize) -> f64) {
-    indices.sort_unstable_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
 }
 
 /// The upper median of `values`, sorted with [`sort_by_key`] (a second

@@ -30,6 +30,7 @@ use std::collections::VecDeque;
 
 use crate::clock::{ClockOffset, ClockSample, ClockSync};
 use crate::countdown::Countdown;
+use crate::order::sort_ascending;
 use crate::seat::SeatState;
 use crate::time::{LocalMillis, ServerMillis};
 use crate::wire;
@@ -256,7 +257,7 @@ impl SeatMapSync {
     pub fn drain_changed(&mut self) -> Changed {
         let mut changed = Changed { my_holds: std::mem::take(&mut self.my_holds_changed), ..Changed::default() };
         let mut seats = std::mem::take(&mut self.dirty_seats);
-        seats.sort_unstable();
+        sort_ascending(&mut seats);
         seats.dedup();
         for at in seats {
             let view = Some(self.seat_view(at));
@@ -266,7 +267,7 @@ impl SeatMapSync {
             }
         }
         let mut areas = std::mem::take(&mut self.dirty_areas);
-        areas.sort_unstable();
+        sort_ascending(&mut areas);
         areas.dedup();
         for at in areas {
             let view = Some(self.area_view(at));
