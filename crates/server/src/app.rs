@@ -26,7 +26,7 @@ use crate::state::AppState;
 
 /// The whole application; `web_dist` serves the built UI at `/` when given.
 pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
-    let timed = middleware::from_fn_with_state(state.clone(), metrics::track_latency);
+    let timed = metrics::TrackLatency(Arc::clone(&state.metrics));
     let (api, api_doc) = routes::router().routes(routes!(openapi::openapi_json)).split_for_parts();
     let (operations, operations_doc) = routes::health::router().split_for_parts();
     let document = openapi::document(api_doc, operations_doc).unwrap_or_else(|error| {

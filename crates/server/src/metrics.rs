@@ -1,15 +1,17 @@
 //! Prometheus metrics: what operators watch (conversion, expiry, conflicts,
 //! latency), rendered as text at `GET /metrics`.
 
+use std::future::Future;
 use std::hash::{Hash, Hasher};
+use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::AtomicU64;
+use std::task::{Context, Poll, ready};
 use std::time::Instant;
 
 use axum::extract::{MatchedPath, Request, State};
 use axum::http::Method;
 use axum::http::header::CONTENT_TYPE;
-use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use prometheus_client::encoding::{EncodeLabelSet, EncodeLabelValue, LabelValueEncoder};
 use prometheus_client::metrics::counter::Counter;
@@ -17,6 +19,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
+use tower::{Layer, Service};
 
 use seat_state::{Change, ShowState};
 
@@ -300,15 +303,69 @@ impl Metrics {
 }
 
 /// Times every request by its route pattern (not its raw path, which would
-/// give one series per show and hold).
-pub async fn track_latency(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let started = Instant::now();
-    let method = method_label(request.method());
-    let route = Route(request.extensions().get::<MatchedPath>().cloned());
-    let response = next.run(request).await;
-    let labels = RouteLabels { method, route, status: response.status().as_u16() };
-    state.metrics.requests.get_or_create(&labels).observe(started.elapsed().as_secs_f64());
-    response
+/// give one series per show and hold): a route layer (`app.rs`) written as
+/// a plain tower service, because `from_fn` boxes its future and clones the
+/// route's service stack on every request (issue 14's profile).
+#[derive(Clone)]
+pub struct TrackLatency(pub Arc<Metrics>);
+
+impl<S> Layer<S> for TrackLatency {
+    type Service = Timed<S>;
+
+    fn layer(&self, inner: S) -> Timed<S> {
+        Timed { inner, metrics: Arc::clone(&self.0) }
+    }
+}
+
+/// A route's service, timed.
+#[derive(Clone)]
+pub struct Timed<S> {
+    inner: S,
+    metrics: Arc<Metrics>,
+}
+
+impl<S: Service<Request, Response = Response, Future: Unpin>> Service<Request> for Timed<S> {
+    type Response = Response;
+    type Error = S::Error;
+    type Future = TimedFuture<S::Future>;
+
+    fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), S::Error>> {
+        self.inner.poll_ready(cx)
+    }
+
+    fn call(&mut self, request: Request) -> Self::Future {
+        let started = Instant::now();
+        let method = method_label(request.method());
+        let route = Route(request.extensions().get::<MatchedPath>().cloned());
+        TimedFuture {
+            inner: self.inner.call(request),
+            started,
+            labels: Some((method, route)),
+            metrics: Arc::clone(&self.metrics),
+        }
+    }
+}
+
+/// A route's answer on its way; observed once it is ready. Axum's route
+/// futures are `Unpin`, so this one needs no pin projection.
+pub struct TimedFuture<F> {
+    inner: F,
+    started: Instant,
+    labels: Option<(&'static str, Route)>,
+    metrics: Arc<Metrics>,
+}
+
+impl<F: Future<Output = Result<Response, E>> + Unpin, E> Future for TimedFuture<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        let answer = ready!(Pin::new(&mut self.inner).poll(cx));
+        if let (Ok(response), Some((method, route))) = (&answer, self.labels.take()) {
+            let labels = RouteLabels { method, route, status: response.status().as_u16() };
+            self.metrics.requests.get_or_create(&labels).observe(self.started.elapsed().as_secs_f64());
+        }
+        Poll::Ready(answer)
+    }
 }
 
 /// Prometheus text: hold counters, commit batches, request latency by route.
