@@ -16,7 +16,7 @@ mod facts;
 mod retire;
 mod slab;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
 use crate::hold::{Hold, HoldStatus, HolderId};
@@ -68,16 +68,20 @@ struct AreaSlot {
 #[derive(Debug, Clone, PartialEq)]
 pub struct ShowState {
     show: Arc<Show>,
-    seat_index: BTreeMap<SeatId, usize>,
-    area_index: BTreeMap<AreaId, usize>,
+    /// Ids to positions: hashed, as nothing walks them in order (a seat
+    /// found in a B-tree of 20,000 ids took some 15 string comparisons).
+    seat_index: HashMap<SeatId, usize>,
+    area_index: HashMap<AreaId, usize>,
     seats: Vec<SeatSlot>,
     areas: Vec<AreaSlot>,
     /// The holds kept in memory: every one that can still hold places,
     /// and settled ones until the server evicts them (see `retire.rs`).
     holds: HoldSlab,
-    hold_index: BTreeMap<HoldId, usize>,
+    /// Hold ids are the client's choice: std's randomly keyed hasher keeps
+    /// chosen collisions out. Never iterated, so no order leaks out.
+    hold_index: HashMap<HoldId, usize>,
     /// Per holder, oldest first by creation order.
-    by_holder: BTreeMap<HolderId, Vec<usize>>,
+    by_holder: HashMap<HolderId, Vec<usize>>,
     /// Stored-`HELD` holds by deadline: the sweep's queue.
     due: BTreeSet<DueKey>,
     version: i64,
@@ -97,7 +101,7 @@ impl ShowState {
     /// An empty state: nothing held, nothing sold, version 0. O(n log n), once.
     pub fn new(show: impl Into<Arc<Show>>) -> Self {
         let show = show.into();
-        let seat_index: BTreeMap<SeatId, usize> =
+        let seat_index: HashMap<SeatId, usize> =
             show.seats.iter().enumerate().map(|(at, seat)| (seat.id.clone(), at)).collect();
         let area_index = show.areas.iter().enumerate().map(|(at, area)| (area.id.clone(), at)).collect();
         let mut seat_channel = vec![None; show.seats.len()];
@@ -120,8 +124,8 @@ impl ShowState {
             seat_index,
             area_index,
             holds: HoldSlab::default(),
-            hold_index: BTreeMap::new(),
-            by_holder: BTreeMap::new(),
+            hold_index: HashMap::new(),
+            by_holder: HashMap::new(),
             due: BTreeSet::new(),
             version: 0,
         }
