@@ -12,7 +12,7 @@ use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use seat_state::sync::{Input, Output};
 use seat_state::wire::ShowDefinition;
-use seat_state::{ClockOffset, Countdown, CountdownView, HoldStatus, LocalMillis, SeatMapSync, SeatState};
+use seat_state::{Countdown, CountdownView, HoldStatus, LocalMillis, SeatMapSync, SeatState};
 
 use crate::hold::HoldSummary;
 use crate::model::{AreaCell, MapModel};
@@ -30,8 +30,6 @@ pub struct Shown {
     pub selection: RwSignal<Selection>,
     /// The urgent sentence (`role="alert"`).
     pub alert: RwSignal<Option<String>>,
-    /// The current clock estimate.
-    pub clock: RwSignal<ClockOffset>,
     /// How many of my holds are active now.
     pub active_holds: RwSignal<u32>,
 }
@@ -44,7 +42,6 @@ impl Shown {
             countdown: RwSignal::new(None),
             selection: RwSignal::new(Selection::new(max_places)),
             alert: RwSignal::new(None),
-            clock: RwSignal::new(ClockOffset::ZERO),
             active_holds: RwSignal::new(0),
         }
     }
@@ -203,10 +200,6 @@ impl LiveMap {
         }
         if changed.my_holds || !changed.seats.is_empty() {
             self.show_holds();
-        }
-        let clock = self.sync.clock().offset_or_zero();
-        if self.shown.clock.get_untracked() != clock {
-            self.shown.clock.set(clock);
         }
         self.schedule();
     }
