@@ -132,10 +132,10 @@ impl Hold {
     /// The hold as every hold endpoint answers it, at `now`.
     pub fn to_wire(&self, show_id: &ShowId, now: ServerMillis) -> wire::HoldBody {
         wire::HoldBody {
-            hold_id: self.id.to_string(),
-            show_id: show_id.to_string(),
-            seats: self.seats.iter().map(ToString::to_string).collect(),
-            areas: self.areas.iter().map(|(area, q)| (area.to_string(), i64::from(q.get()))).collect(),
+            hold_id: String::from(&self.id),
+            show_id: String::from(show_id),
+            seats: self.seats.iter().map(String::from).collect(),
+            areas: self.areas.iter().map(|(area, q)| (String::from(area), i64::from(q.get()))).collect(),
             status: self.status_at(now).as_str().to_owned(),
             expires_at: self.expires_at.0,
             extensions: i64::from(self.extensions),

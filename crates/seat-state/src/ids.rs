@@ -62,6 +62,14 @@ macro_rules! id_type {
             }
         }
 
+        /// The identifier as an owned string, without going through
+        /// `Display`'s formatter as `to_string` does.
+        impl From<&$name> for String {
+            fn from(id: &$name) -> String {
+                id.0.clone()
+            }
+        }
+
         impl fmt::Display for $name {
             fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str(&self.0)

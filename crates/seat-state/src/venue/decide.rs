@@ -62,14 +62,14 @@ impl ShowState {
     ) -> Result<Decision, Rejection> {
         let places = request.areas.iter().fold(requested.len() as u64, |sum, (_, q)| sum + u64::from(q.get()));
         if places == 0 || places > u64::from(self.show.rules.max_seats_per_hold) {
-            return Err(Rejection::InvalidSeats { seats: requested.iter().map(ToString::to_string).collect() });
+            return Err(Rejection::InvalidSeats { seats: requested.iter().map(String::from).collect() });
         }
         let mut seats = Vec::with_capacity(requested.len());
         let mut unknown = Vec::new();
         for seat in requested {
             match self.seat_index.get(seat) {
                 Some(&at) => seats.push((at, seat)),
-                None => unknown.push(seat.to_string()),
+                None => unknown.push(String::from(seat)),
             }
         }
         if !unknown.is_empty() {
@@ -88,12 +88,15 @@ impl ShowState {
 
         let channel = request.channel.as_deref();
         let unavailable: Vec<String> =
-            seats.iter().filter(|(at, _)| !self.open_to(*at, channel)).map(|(_, seat)| seat.to_string()).collect();
+            seats.iter().filter(|(at, _)| !self.open_to(*at, channel)).map(|(_, seat)| String::from(*seat)).collect();
         if !unavailable.is_empty() {
             return Err(Rejection::SeatsUnavailable { seats: unavailable });
         }
-        let taken: Vec<String> =
-            seats.iter().filter(|(at, _)| !self.seat_free(*at, now, None)).map(|(_, seat)| seat.to_string()).collect();
+        let taken: Vec<String> = seats
+            .iter()
+            .filter(|(at, _)| !self.seat_free(*at, now, None))
+            .map(|(_, seat)| String::from(*seat))
+            .collect();
         if !taken.is_empty() {
             return Err(Rejection::SeatsTaken { seats: taken });
         }

@@ -37,7 +37,7 @@ impl ShowState {
     /// `GET /api/shows/{id}/seats` and the `snapshot` event. O(n + holds in areas).
     pub fn seat_map(&self, viewer: Option<&HolderId>, now: ServerMillis) -> wire::SeatMap {
         wire::SeatMap {
-            show_id: self.show.id.to_string(),
+            show_id: String::from(&self.show.id),
             server_time: now.0,
             version: self.version,
             seats: self.seat_facts(viewer),
@@ -85,12 +85,12 @@ impl ShowState {
             .map(|h| &self.holds[h])
             .filter(|h| matches!(h.stored_status, HoldStatus::Held | HoldStatus::Confirmed));
         wire::SeatFact {
-            id: self.show.seats[at].id.to_string(),
+            id: String::from(&self.show.seats[at].id),
             sold: slot.sold,
             hold_expires_at: hold.filter(|_| !slot.sold).map(|h| h.expires_at.0),
             mine: viewer.mine(hold.map(|h| &h.holder).or(self.retired_buyer[at].as_ref().filter(|_| slot.sold))),
             blocked: self.blocked[at],
-            channel: self.seat_channel[at].map(|channel| self.show.channels[channel].id.to_string()),
+            channel: self.seat_channel[at].map(|channel| String::from(&self.show.channels[channel].id)),
         }
     }
 
@@ -98,7 +98,7 @@ impl ShowState {
         let area = &self.show.areas[at];
         let slot = &self.areas[at];
         wire::AreaFact {
-            id: area.id.to_string(),
+            id: String::from(&area.id),
             capacity: i64::from(area.capacity),
             sold: i64::from(slot.sold),
             holds: slot
