@@ -92,7 +92,7 @@ impl World {
             StoreKind::Shared => (Arc::new(SharedMemoryStore::new(clock.shared())), None),
             StoreKind::Sqlite => {
                 let dir = tempfile::tempdir()?;
-                (Arc::new(SqliteStore::open(dir.path().join("sim.db")).await?), Some(dir))
+                (Arc::new(SqliteStore::open_for_simulation(dir.path().join("sim.db")).await?), Some(dir))
             }
         };
         let shows = shows()?;

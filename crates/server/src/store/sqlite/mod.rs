@@ -74,6 +74,9 @@ pub struct SqliteStore {
     flush: Option<Arc<flush::WalFlush>>,
     /// One process per file: held while any clone of the store lives.
     _process_lock: Arc<lock::ProcessLock>,
+    /// Store calls run on the calling thread (the simulator's; see
+    /// [`SqliteStore::open_for_simulation`]).
+    inline: bool,
 }
 
 impl SqliteStore {
@@ -106,9 +109,20 @@ impl SqliteStore {
                 _checkpointer: checkpointer,
                 flush,
                 _process_lock: Arc::new(process_lock),
+                inline: false,
             })
         })
         .await?
+    }
+
+    /// For the deterministic simulator only: every store call runs on the
+    /// calling thread, then yields once, instead of on a blocking thread.
+    /// With a blocking thread, whether an answer is ready at a request's
+    /// next poll depends on how the threads were scheduled, and the
+    /// simulator drops connections after a seeded number of polls: runs of
+    /// one seed diverged. Blocks the runtime thread: never for serving.
+    pub async fn open_for_simulation(path: impl AsRef<Path>) -> anyhow::Result<Self> {
+        Ok(Self { inline: true, ..Self::open(path).await? })
     }
 
     /// Runs `work` on the writer connection on a blocking thread; returns
@@ -118,14 +132,14 @@ impl SqliteStore {
         work: impl FnOnce(&mut Connection) -> anyhow::Result<T> + Send + 'static,
     ) -> anyhow::Result<T> {
         let (writer, flush) = (Arc::clone(&self.writer), self.flush.clone());
-        tokio::task::spawn_blocking(move || {
+        off_runtime(self.inline, move || {
             let (value, ticket) = write(&writer, flush.as_deref(), work)?;
             if let (Some(flush), Some(ticket)) = (flush, ticket) {
                 flush.wait_durable(ticket).context("flushing the SQLite WAL")?;
             }
             Ok(value)
         })
-        .await?
+        .await
     }
 
     /// Runs `work` on the writer connection without waiting for the disk:
@@ -135,7 +149,7 @@ impl SqliteStore {
         work: impl FnOnce(&mut Connection) -> anyhow::Result<T> + Send + 'static,
     ) -> anyhow::Result<T> {
         let writer = Arc::clone(&self.writer);
-        tokio::task::spawn_blocking(move || work(&mut *lock_writer(&writer)?)).await?
+        off_runtime(self.inline, move || work(&mut *lock_writer(&writer)?)).await
     }
 
     /// Runs `work` in one read transaction (one snapshot) on a reader.
@@ -144,7 +158,7 @@ impl SqliteStore {
         work: impl FnOnce(&Connection) -> anyhow::Result<T> + Send + 'static,
     ) -> anyhow::Result<T> {
         let (writer, readers) = (Arc::clone(&self.writer), self.readers.clone());
-        tokio::task::spawn_blocking(move || {
+        off_runtime(self.inline, move || {
             let mut connection = match &readers {
                 Some(readers) => readers.take()?,
                 None => lock_writer(&writer)?,
@@ -154,8 +168,22 @@ impl SqliteStore {
             snapshot.commit()?;
             Ok(value)
         })
-        .await?
+        .await
     }
+}
+
+/// Runs `work` on a blocking thread, or, `inline` (the simulator), on this
+/// one followed by one yield: the pause where the blocking thread's await was.
+async fn off_runtime<T: Send + 'static>(
+    inline: bool,
+    work: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
+) -> anyhow::Result<T> {
+    if inline {
+        let value = work();
+        tokio::task::yield_now().await;
+        return value;
+    }
+    tokio::task::spawn_blocking(work).await?
 }
 
 /// Runs `work` holding the writer, and takes its flush ticket before
@@ -317,22 +345,18 @@ impl Store for SqliteStore {
     async fn commit_written(&self, show_id: &str, transitions: Arc<[Transition]>) -> Result<Durable, CommitError> {
         let show_id = show_id.to_owned();
         let (writer, flush) = (Arc::clone(&self.writer), self.flush.clone());
-        let ticket = tokio::task::spawn_blocking(move || {
-            write(&writer, flush.as_deref(), |connection| holds::commit(connection, &show_id, &transitions))
+        let ticket = off_runtime(self.inline, move || {
+            Ok(write(&writer, flush.as_deref(), |connection| holds::commit(connection, &show_id, &transitions)))
         })
         .await
-        .map_err(|error| CommitError::Failed(error.into()))??
+        .map_err(CommitError::Failed)??
         .1;
         let (Some(flush), Some(ticket)) = (self.flush.clone(), ticket) else { return Ok(durable_now()) };
+        let inline = self.inline;
         Ok(Box::pin(async move {
-            let flushed = tokio::task::spawn_blocking(move || flush.wait_durable(ticket)).await;
-            match flushed {
-                Ok(Ok(())) => Ok(()),
-                Ok(Err(error)) => {
-                    Err(CommitError::Failed(anyhow::Error::new(error).context("flushing the SQLite WAL")))
-                }
-                Err(error) => Err(CommitError::Failed(error.into())),
-            }
+            off_runtime(inline, move || flush.wait_durable(ticket).context("flushing the SQLite WAL"))
+                .await
+                .map_err(CommitError::Failed)
         }))
     }
 
