@@ -1,9 +1,16 @@
 //! The crate's one sort. Every sort of indices goes through one comparator
 //! type, so the browser's wasm carries a single copy of the sort.
 
+use std::cmp::Ordering;
+
+/// Sorts indices by `compare`; equal ones by index (so it is stable).
+pub(crate) fn sort_by(indices: &mut [usize], compare: &dyn Fn(usize, usize) -> Ordering) {
+    indices.sort_unstable_by(|&a, &b| compare(a, b).then(a.cmp(&b)));
+}
+
 /// Sorts indices by a key; equal keys by index.
 pub(crate) fn sort_by_key(indices: &mut [usize], key: &dyn Fn(usize) -> f64) {
-    indices.sort_unstable_by(|&a, &b| key(a).total_cmp(&key(b)).then(a.cmp(&b)));
+    sort_by(indices, &|a, b| key(a).total_cmp(&key(b)));
 }
 
 /// Sorts indices ascending (every key equal: by index alone).

@@ -1,9 +1,9 @@
 //! The facts the browser knows, indexed once by id, with every deadline in
-//! one ordered set so that time passing touches only what it changes.
+//! one sorted list so that time passing touches only what it changes.
 
-use std::collections::{BTreeSet, HashMap};
-use std::ops::Bound;
+use std::collections::HashMap;
 
+use crate::order::sort_by;
 use crate::seat::{SeatState, seat_state};
 use crate::time::ServerMillis;
 use crate::wire;
@@ -76,7 +76,9 @@ pub(super) struct Board {
     pub areas: Vec<AreaEntry>,
     seat_index: HashMap<String, usize>,
     area_index: HashMap<String, usize>,
-    deadlines: BTreeSet<(ServerMillis, Target)>,
+    /// Sorted, without repeats. A Vec, not a BTreeSet: the set's code
+    /// cost the browser's wasm more than moving a Vec's tail per update.
+    deadlines: Vec<(ServerMillis, Target)>,
 }
 
 impl Board {
@@ -104,12 +106,13 @@ impl Board {
             self.seat_index = enumerate_ids(self.seats.iter().map(|s| s.id.as_str()));
             self.area_index = enumerate_ids(self.areas.iter().map(|a| a.id.as_str()));
         }
-        for at in 0..self.seats.len() {
-            self.link_seat(at);
-        }
-        for at in 0..self.areas.len() {
-            self.link_area(at);
-        }
+        let seats = self.seats.iter().enumerate();
+        let seats = seats.filter_map(|(at, seat)| Some((seat.deadline()?, Target::Seat(at))));
+        let areas = self.areas.iter().enumerate();
+        let areas =
+            areas.flat_map(|(at, area)| area.holds.iter().map(move |&(deadline, _)| (deadline, Target::Area(at))));
+        let entries: Vec<(ServerMillis, Target)> = seats.chain(areas).collect();
+        self.deadlines = sorted(entries);
         same_seats && same_areas
     }
 
@@ -147,41 +150,88 @@ impl Board {
     /// look different at `b` than at `a`.
     pub fn between(&self, a: ServerMillis, b: ServerMillis) -> impl Iterator<Item = Target> + '_ {
         let (low, high) = if a <= b { (a, b) } else { (b, a) };
-        let last = Target::Area(usize::MAX);
-        self.deadlines.range((Bound::Excluded((low, last)), Bound::Included((high, last)))).map(|&(_, target)| target)
+        self.deadlines[self.after(low)..self.after(high)].iter().map(|&(_, target)| target)
     }
 
     /// The first deadline after `now`.
     pub fn next_deadline(&self, now: ServerMillis) -> Option<ServerMillis> {
-        let last = Target::Area(usize::MAX);
-        self.deadlines.range((Bound::Excluded((now, last)), Bound::Unbounded)).next().map(|&(deadline, _)| deadline)
+        self.deadlines.get(self.after(now)).map(|&(deadline, _)| deadline)
+    }
+
+    /// Where the first deadline after `instant` is. O(log n).
+    fn after(&self, instant: ServerMillis) -> usize {
+        self.deadlines.partition_point(|&(deadline, _)| deadline <= instant)
+    }
+
+    fn link(&mut self, entry: (ServerMillis, Target)) {
+        if let Err(at) = self.deadlines.binary_search(&entry) {
+            self.deadlines.insert(at, entry);
+        }
+    }
+
+    fn unlink(&mut self, entry: (ServerMillis, Target)) {
+        if let Ok(at) = self.deadlines.binary_search(&entry) {
+            self.deadlines.remove(at);
+        }
     }
 
     fn link_seat(&mut self, at: usize) {
         if let Some(deadline) = self.seats[at].deadline() {
-            self.deadlines.insert((deadline, Target::Seat(at)));
+            self.link((deadline, Target::Seat(at)));
         }
     }
 
     fn unlink_seat(&mut self, at: usize) {
         if let Some(deadline) = self.seats[at].deadline() {
-            self.deadlines.remove(&(deadline, Target::Seat(at)));
+            self.unlink((deadline, Target::Seat(at)));
         }
     }
 
     fn link_area(&mut self, at: usize) {
-        for &(deadline, _) in &self.areas[at].holds {
-            self.deadlines.insert((deadline, Target::Area(at)));
+        for at_hold in 0..self.areas[at].holds.len() {
+            self.link((self.areas[at].holds[at_hold].0, Target::Area(at)));
         }
     }
 
     fn unlink_area(&mut self, at: usize) {
-        for &(deadline, _) in &self.areas[at].holds {
-            self.deadlines.remove(&(deadline, Target::Area(at)));
+        for at_hold in 0..self.areas[at].holds.len() {
+            self.unlink((self.areas[at].holds[at_hold].0, Target::Area(at)));
         }
     }
 }
 
+/// `entries` sorted and without repeats, through the crate's one sort
+/// (`order.rs`): a sort of these tuples would be another copy in the wasm.
+fn sorted(entries: Vec<(ServerMillis, Target)>) -> Vec<(ServerMillis, Target)> {
+    let mut order: Vec<usize> = (0..entries.len()).collect();
+    sort_by(&mut order, &|a, b| entries[a].cmp(&entries[b]));
+    let mut sorted: Vec<_> = order.into_iter().map(|at| entries[at]).collect();
+    sorted.dedup();
+    sorted
+}
+
 fn enumerate_ids<'a>(ids: impl Iterator<Item = &'a str>) -> HashMap<String, usize> {
     ids.enumerate().map(|(at, id)| (id.to_owned(), at)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deadlines_sort_exactly_and_once() {
+        let (big, bigger) = (ServerMillis(i64::MAX - 1), ServerMillis(i64::MAX));
+        let entries = vec![
+            (bigger, Target::Seat(0)),
+            (ServerMillis(5), Target::Seat(1)),
+            (big, Target::Seat(2)),
+            (ServerMillis(5), Target::Area(0)),
+            (ServerMillis(5), Target::Area(0)),
+            (big, Target::Area(1)),
+        ];
+        let mut expected: Vec<_> = entries.clone();
+        expected.sort_unstable();
+        expected.dedup();
+        assert_eq!(sorted(entries), expected);
+    }
 }

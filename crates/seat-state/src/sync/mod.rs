@@ -19,8 +19,9 @@
 //! frees on screen at its deadline or up to a round trip after, never before.
 //!
 //! Costs: a snapshot is O(n log n) once per new seat list, O(n) after; a
-//! change is O(seats in it · log n); time passing is O(log n + what it
-//! changes); the next timer is O(log n + my holds).
+//! change is O(seats in it · log n) plus moving the tail of the sorted
+//! deadline list (a memmove of at most n entries per seat); time passing
+//! is O(log n + what it changes); the next timer is O(log n + my holds).
 
 mod board;
 mod mine;
