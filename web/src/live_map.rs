@@ -247,7 +247,7 @@ impl LiveMap {
     }
 
     /// "Row B, seat 7, Row B, seat 8 and Standing × 2".
-    fn describe(&self, seats: &[String], areas: &std::collections::BTreeMap<String, i64>) -> String {
+    fn describe(&self, seats: &[String], areas: &seat_state::wire::AreaMap<i64>) -> String {
         let mut names: Vec<String> = seats
             .iter()
             .map(|id| self.model.find(id).map_or_else(|| id.clone(), |at| self.model.seats[at].label.clone()))

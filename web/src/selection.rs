@@ -3,8 +3,6 @@
 //! A plain value: seats in the order they were picked and a quantity per
 //! general-admission area, never more places than `maxSeatsPerHold`.
 
-use std::collections::BTreeMap;
-
 use seat_state::wire::{HoldRequestBody, RequestedQuantity};
 
 /// What a click on a seat did.
@@ -118,11 +116,9 @@ impl Selection {
 
     /// The body of `POST /api/shows/{id}/holds` for this selection.
     pub fn to_request(&self, hold_id: &str) -> HoldRequestBody {
-        // Inserted one by one: collecting into a map would link a sort.
-        let mut areas = BTreeMap::new();
-        for (area, quantity) in &self.areas {
-            areas.insert(area.clone(), RequestedQuantity::Integer(i64::from(*quantity)));
-        }
+        let areas =
+            self.areas.iter().map(|(area, quantity)| (area.clone(), RequestedQuantity::Integer(i64::from(*quantity))));
+        let areas = areas.collect();
         HoldRequestBody { hold_id: Some(hold_id.to_owned()), seats: self.seats.clone(), areas }
     }
 }

@@ -3,7 +3,6 @@
 
 #![allow(dead_code)]
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, Ordering};
 
 use leptos::prelude::*;
@@ -236,7 +235,7 @@ pub fn my_hold(hold_id: &str, seats: &[&str], expires_at: ServerMillis) -> HoldB
         hold_id: hold_id.into(),
         show_id: "test-show".into(),
         seats: seats.iter().map(|seat| (*seat).to_owned()).collect(),
-        areas: BTreeMap::new(),
+        areas: seat_state::wire::AreaMap::new(),
         status: "HELD".into(),
         expires_at: expires_at.0,
         extensions: 0,

@@ -1,7 +1,8 @@
 //! Bodies of the session and hold endpoints.
 
-use std::collections::BTreeMap;
 use std::fmt;
+
+use super::AreaMap;
 
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -34,7 +35,7 @@ pub struct HoldRequestBody {
     /// Places wanted per general-admission area.
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(value_type = BTreeMap<String, i64>))]
-    pub areas: BTreeMap<String, RequestedQuantity>,
+    pub areas: AreaMap<RequestedQuantity>,
 }
 
 /// The derived shape of [`HoldRequestBody`], read only from a map.
@@ -46,7 +47,7 @@ struct RawHoldRequest {
     #[serde(default)]
     seats: Vec<String>,
     #[serde(default)]
-    areas: BTreeMap<String, RequestedQuantity>,
+    areas: AreaMap<RequestedQuantity>,
 }
 
 impl<'de> Deserialize<'de> for HoldRequestBody {
@@ -168,7 +169,9 @@ pub struct HoldBody {
     pub show_id: String,
     pub seats: Vec<String>,
     /// Places per general-admission area.
-    pub areas: BTreeMap<String, i64>,
+    #[cfg_attr(feature = "openapi", schema(value_type = BTreeMap<String, i64>))]
+    #[cfg_attr(feature = "js", tsify(type = "Record<string, number>"))]
+    pub areas: AreaMap<i64>,
     /// `HELD`, `CONFIRMED`, `RELEASED` or `EXPIRED` at `serverTime`.
     pub status: String,
     pub expires_at: i64,

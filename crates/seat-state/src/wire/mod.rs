@@ -5,6 +5,7 @@
 //! into domain types.
 
 mod admin;
+mod areas;
 mod hold;
 mod order;
 mod venue;
@@ -12,6 +13,7 @@ mod venue;
 use serde::{Deserialize, Serialize};
 
 pub use admin::{BlockRequest, BlockedSeats, HoldCounts, OperatorHold, OperatorHoldList, PlaceCounts, ShowStats};
+pub use areas::AreaMap;
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};
 pub use venue::{CategoryDefinition, ChannelDefinition, Focus, ShowDocument, ShowOffer, VenueSeat};
