@@ -1,7 +1,7 @@
 //! Every HTTP call and the live event stream (`api/live.rs`; the
 //! operator's calls in `api/operator.rs`). Nothing else knows a URL.
 //!
-//! Requests go through `fetch` (`api/fetch.rs`) with same-origin
+//! Requests go through `fetch` (reqwest on wasm) with same-origin
 //! credentials, so the session cookie set by `POST /api/sessions` rides
 //! along by itself. Bodies are parsed with the wire types of `seat-state`.
 
@@ -18,11 +18,8 @@ use seat_state::{ClockSample, LocalMillis, Rejection, ServerMillis};
 
 use crate::words;
 
-mod fetch;
 mod live;
 mod operator;
-
-use fetch::Call;
 
 pub use live::{LiveEvent, LiveFeed};
 pub use operator::{Blocked, JournalFormat, active_holds, force_release, journal, set_blocked, show_stats};
@@ -114,17 +111,24 @@ fn to_json(body: &impl Serialize) -> Result<String, ApiError> {
 /// Sends a request and reads the answer: `Ok(None)` for an empty success
 /// body (204), the error body for a failure. Not generic, so the request
 /// machinery exists once in the wasm; only [`decode`] is per type.
-async fn exchange(request: Call) -> Result<Option<String>, ApiError> {
-    let answer = request.send().await.map_err(transport)?;
-    let status = answer.status();
-    let retry_after_millis = answer.retry_after_millis();
-    let text = answer.text().await.map_err(transport)?;
-    if (200..300).contains(&status) {
+async fn exchange(request: reqwest::RequestBuilder) -> Result<Option<String>, ApiError> {
+    let response = request.fetch_credentials_same_origin().send().await.map_err(transport)?;
+    let status = response.status();
+    let retry_after_millis = retry_after_millis(response.headers());
+    let text = response.text().await.map_err(transport)?;
+    if status.is_success() {
         Ok((!text.is_empty()).then_some(text))
     } else {
-        let body = from_json(&text).ok_or_else(|| transport(format!("status {status} without an error body")))?;
-        Err(ApiError::Server { status, body, retry_after_millis })
+        let body =
+            from_json(&text).ok_or_else(|| transport(format!("status {} without an error body", status.as_u16())))?;
+        Err(ApiError::Server { status: status.as_u16(), body, retry_after_millis })
     }
+}
+
+/// `Retry-After` in seconds (API.md's form; an HTTP date is ignored).
+fn retry_after_millis(headers: &reqwest::header::HeaderMap) -> Option<i64> {
+    let seconds: i64 = headers.get(reqwest::header::RETRY_AFTER)?.to_str().ok()?.trim().parse().ok()?;
+    Some(seconds.saturating_mul(1000))
 }
 
 /// Reads a success body as a wire type.
@@ -134,20 +138,22 @@ fn decode<T: DeserializeOwned>(text: Option<String>) -> Result<T, ApiError> {
 }
 
 /// A request to a same-origin path.
-fn request(method: &str, path: &str) -> Call {
-    Call::new(method, url(path))
+fn request(method: reqwest::Method, path: &str) -> reqwest::RequestBuilder {
+    reqwest::Client::new().request(method, url(path))
 }
 
 async fn post_empty<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
-    decode(exchange(request("POST", path)).await?)
+    decode(exchange(request(reqwest::Method::POST, path)).await?)
 }
 
 async fn get<T: DeserializeOwned>(path: &str) -> Result<T, ApiError> {
-    decode(exchange(request("GET", path)).await?)
+    decode(exchange(request(reqwest::Method::GET, path)).await?)
 }
 
 async fn post<T: DeserializeOwned>(path: &str, body: &impl Serialize) -> Result<T, ApiError> {
-    let request = request("POST", path).header("content-type", "application/json").body(&to_json(body)?);
+    let request = request(reqwest::Method::POST, path)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(to_json(body)?);
     decode(exchange(request).await?)
 }
 
@@ -191,7 +197,7 @@ async fn get_value(path: &str) -> Result<wasm_bindgen::JsValue, ApiError> {
     if let Some(value) = prefetched(path).await {
         return Ok(value);
     }
-    let text = exchange(request("GET", path)).await?.ok_or_else(|| transport("empty answer"))?;
+    let text = exchange(request(reqwest::Method::GET, path)).await?.ok_or_else(|| transport("empty answer"))?;
     js_sys::JSON::parse(&text).map_err(|_| transport("unreadable answer"))
 }
 
@@ -275,7 +281,7 @@ pub async fn confirm(hold_id: &str) -> Result<HoldBody, ApiError> {
 
 /// Lets the hold's places go.
 pub async fn release(hold_id: &str) -> Result<(), ApiError> {
-    exchange(request("DELETE", &format!("/api/holds/{hold_id}"))).await.map(|_| ())
+    exchange(request(reqwest::Method::DELETE, &format!("/api/holds/{hold_id}"))).await.map(|_| ())
 }
 
 /// A fresh hold id: 128 random bits from `crypto.getRandomValues`, as 32

@@ -225,14 +225,14 @@ fn ask_why_refused(shared: &Rc<RefCell<Feed>>) {
     let weak = Rc::downgrade(shared);
     let url = shared.borrow().url.clone();
     wasm_bindgen_futures::spawn_local(async move {
-        let answer = Call::new("HEAD", url).send().await;
+        let answer = reqwest::Client::new().head(&url).fetch_credentials_same_origin().send().await;
         let Some(shared) = weak.upgrade() else {
             return;
         };
-        let busy = answer.ok().filter(|response| response.status() == 503);
+        let busy = answer.ok().filter(|response| response.status() == reqwest::StatusCode::SERVICE_UNAVAILABLE);
         match busy {
             Some(response) => {
-                let wait = response.retry_after_millis().unwrap_or(STREAM_RETRY_MILLIS).clamp(1_000, 300_000);
+                let wait = retry_after_millis(response.headers()).unwrap_or(STREAM_RETRY_MILLIS).clamp(1_000, 300_000);
                 let emit = Rc::clone(&shared.borrow().on_event);
                 emit(LiveEvent::Busy { retry_after_millis: wait });
                 retry_in(&shared, u32::try_from(wait).unwrap_or(u32::MAX));

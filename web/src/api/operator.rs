@@ -7,8 +7,8 @@ use seat_state::wire::{HoldBody, HoldCounts, OperatorHoldList, PlaceCounts, Show
 
 use super::*;
 /// A request to an admin path with the operator's token.
-fn as_operator(method: &str, path: &str, token: &str) -> Call {
-    request(method, path).header("authorization", &format!("Bearer {token}"))
+fn as_operator(method: reqwest::Method, path: &str, token: &str) -> reqwest::RequestBuilder {
+    request(method, path).header(reqwest::header::AUTHORIZATION, format!("Bearer {token}"))
 }
 
 /// `GET …/stats` read flat: [`ShowStats`]'s `#[serde(flatten)]` would make
@@ -30,7 +30,7 @@ struct StatsBody {
 /// A show's places by state and category, holds by outcome, conversion.
 pub async fn show_stats(show_id: &str, token: &str) -> Result<ShowStats, ApiError> {
     let path = format!("/api/admin/shows/{show_id}/stats");
-    let body: StatsBody = decode(exchange(as_operator("GET", &path, token)).await?)?;
+    let body: StatsBody = decode(exchange(as_operator(reqwest::Method::GET, &path, token)).await?)?;
     Ok(ShowStats {
         places: PlaceCounts { free: body.free, held: body.held, sold: body.sold, blocked: body.blocked },
         by_category: body.by_category,
@@ -44,13 +44,13 @@ pub async fn show_stats(show_id: &str, token: &str) -> Result<ShowStats, ApiErro
 /// A show's active holds with their holders, oldest first.
 pub async fn active_holds(show_id: &str, token: &str) -> Result<OperatorHoldList, ApiError> {
     let path = format!("/api/admin/shows/{show_id}/holds");
-    decode(exchange(as_operator("GET", &path, token)).await?)
+    decode(exchange(as_operator(reqwest::Method::GET, &path, token)).await?)
 }
 
 /// Releases anyone's hold, as the operator (journaled as such).
 pub async fn force_release(hold_id: &str, token: &str) -> Result<HoldBody, ApiError> {
     let path = format!("/api/admin/holds/{hold_id}/release");
-    decode(exchange(as_operator("POST", &path, token)).await?)
+    decode(exchange(as_operator(reqwest::Method::POST, &path, token)).await?)
 }
 
 /// The journal's two export formats.
@@ -73,7 +73,7 @@ impl JournalFormat {
 /// A show's whole journal, oldest first, as text in `format`.
 pub async fn journal(show_id: &str, token: &str, format: JournalFormat) -> Result<String, ApiError> {
     let path = format!("/api/admin/shows/{show_id}/journal");
-    let request = as_operator("GET", &path, token).header("accept", format.media_type());
+    let request = as_operator(reqwest::Method::GET, &path, token).header(reqwest::header::ACCEPT, format.media_type());
     Ok(exchange(request).await?.unwrap_or_default())
 }
 
@@ -99,9 +99,9 @@ pub async fn set_blocked(
     block: bool,
 ) -> Result<Blocked, ApiError> {
     let path = format!("/api/admin/shows/{show_id}/blocked");
-    let method = if block { "POST" } else { "DELETE" };
+    let method = if block { reqwest::Method::POST } else { reqwest::Method::DELETE };
     let request = as_operator(method, &path, token)
-        .header("content-type", "application/json")
-        .body(&to_json(&BlockBody { seats, reason })?);
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(to_json(&BlockBody { seats, reason })?);
     decode(exchange(request).await?)
 }
