@@ -3,7 +3,7 @@
 //! A plain value: seats in the order they were picked and a quantity per
 //! general-admission area, never more places than `maxSeatsPerHold`.
 
-use seat_state::wire::{HoldRequestBody, RequestedQuantity};
+use seat_state::wire::{AreaMap, HoldRequestBody, RequestedQuantity};
 
 /// What a click on a seat did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,16 +22,15 @@ pub enum Toggle {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Selection {
     seats: Vec<String>,
-    /// Quantity per area, none zero, sorted by area id as a map would be
-    /// (a few areas: a sorted Vec keeps a map's code out of the wasm).
-    areas: Vec<(String, u32)>,
+    /// Quantity per area, none zero.
+    areas: AreaMap<u32>,
     max_places: u32,
 }
 
 impl Selection {
     /// An empty selection allowing at most `max_places` places.
     pub fn new(max_places: u32) -> Self {
-        Self { seats: Vec::new(), areas: Vec::new(), max_places }
+        Self { seats: Vec::new(), areas: AreaMap::new(), max_places }
     }
 
     /// The most places one hold may take.
@@ -41,7 +40,7 @@ impl Selection {
 
     /// Seats plus area quantities.
     pub fn places(&self) -> u32 {
-        self.seats.len() as u32 + self.areas.iter().map(|(_, quantity)| quantity).sum::<u32>()
+        self.seats.len() as u32 + self.areas.values().sum::<u32>()
     }
 
     /// Whether nothing is picked.
@@ -61,7 +60,7 @@ impl Selection {
 
     /// How many places of `area` are picked.
     pub fn quantity(&self, area: &str) -> u32 {
-        self.find(area).map_or(0, |at| self.areas[at].1)
+        self.areas.get(area).copied().unwrap_or(0)
     }
 
     /// Picks or unpicks a seat; only an available seat can be picked, and
@@ -87,18 +86,12 @@ impl Selection {
         let others = self.places() - self.quantity(area);
         let room = self.max_places.saturating_sub(others);
         let quantity = wanted.min(available).min(room);
-        match self.find(area) {
-            Ok(at) if quantity == 0 => drop(self.areas.remove(at)),
-            Ok(at) => self.areas[at].1 = quantity,
-            Err(at) if quantity > 0 => self.areas.insert(at, (area.to_owned(), quantity)),
-            Err(_) => {}
+        if quantity == 0 {
+            self.areas.remove(area);
+        } else {
+            self.areas.insert(area.to_owned(), quantity);
         }
         (quantity, wanted.min(available) > room)
-    }
-
-    /// Where `area` is in `areas`, or where it would go.
-    fn find(&self, area: &str) -> Result<usize, usize> {
-        self.areas.binary_search_by(|(picked, _)| picked.as_str().cmp(area))
     }
 
     /// Unpicks the given seats and keeps the rest; returns those that were picked.
@@ -111,7 +104,7 @@ impl Selection {
     /// Unpicks everything.
     pub fn clear(&mut self) {
         self.seats.clear();
-        self.areas.clear();
+        self.areas = AreaMap::new();
     }
 
     /// The body of `POST /api/shows/{id}/holds` for this selection.

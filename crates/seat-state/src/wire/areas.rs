@@ -32,7 +32,7 @@ impl<V> AreaMap<V> {
     pub fn insert(&mut self, area: String, value: V) -> Option<V> {
         let at = match self.0.last() {
             Some((last, _)) if *last < area => Err(self.0.len()),
-            _ => self.0.binary_search_by(|(id, _)| id.as_str().cmp(&area)),
+            _ => self.position(&area),
         };
         match at {
             Ok(at) => Some(std::mem::replace(&mut self.0[at].1, value)),
@@ -44,8 +44,19 @@ impl<V> AreaMap<V> {
     }
 
     pub fn get(&self, area: &str) -> Option<&V> {
-        let at = self.0.binary_search_by(|(id, _)| id.as_str().cmp(area)).ok()?;
+        let at = self.position(area).ok()?;
         Some(&self.0[at].1)
+    }
+
+    /// Takes `area` out; its value, if it was there, as `BTreeMap::remove`.
+    pub fn remove(&mut self, area: &str) -> Option<V> {
+        let at = self.position(area).ok()?;
+        Some(self.0.remove(at).1)
+    }
+
+    /// Where `area` is, or where it would go.
+    fn position(&self, area: &str) -> Result<usize, usize> {
+        self.0.binary_search_by(|(id, _)| id.as_str().cmp(area))
     }
 
     /// Entries in area id order.
@@ -156,6 +167,9 @@ mod tests {
         assert_eq!(serde_json::to_string(&map).unwrap(), serde_json::to_string(&btree).unwrap());
         assert_eq!(map.iter().collect::<Vec<_>>(), btree.iter().collect::<Vec<_>>());
         assert_eq!((map.get("a"), map["b"]), (Some(&4), 6));
+        let mut fewer = map.clone();
+        assert_eq!((fewer.remove("a"), fewer.remove("a"), fewer.get("a")), (Some(4), None, None));
+        assert_eq!(fewer.iter().collect::<Vec<_>>(), btree.iter().skip(1).collect::<Vec<_>>());
         let collected: AreaMap<i64> =
             [("y".to_owned(), 1), ("x".to_owned(), 2), ("y".to_owned(), 3)].into_iter().collect();
         assert_eq!(collected.iter().collect::<Vec<_>>(), [(&"x".to_owned(), &2), (&"y".to_owned(), &3)]);
