@@ -82,11 +82,14 @@ function draw(definition) {
   const pad = 15;
   const [minX, minY] = [Math.min(...xs) - pad, Math.min(...ys) - pad];
   $("map").setAttribute("viewBox", `${minX} ${minY} ${Math.max(...xs) - minX + pad} ${Math.max(...ys) - minY + pad}`);
+  // The definition leaves a default label out (API.md "On-sale (v3)").
+  const label = (seat) =>
+    seat.label ?? (seat.number != null ? `Section ${seat.section}, row ${seat.row}, seat ${seat.number}` : seat.id);
   for (const seat of definition.seats) {
     const circle = document.createElementNS(svgNs, "circle");
     Object.entries({ cx: seat.x, cy: seat.y, r: 10, class: "seat", tabindex: 0, role: "button" })
       .forEach(([name, value]) => circle.setAttribute(name, value));
-    Object.assign(circle.dataset, { seatId: seat.id, label: seat.label ?? seat.id, state: "free", selected: "false" });
+    Object.assign(circle.dataset, { seatId: seat.id, label: label(seat), state: "free", selected: "false" });
     circle.addEventListener("click", () => toggle(seat.id));
     circle.addEventListener("keydown", (event) => event.key === "Enter" && toggle(seat.id));
     seats.set(seat.id, circle);

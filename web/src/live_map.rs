@@ -102,7 +102,7 @@ impl LiveMap {
     /// Takes one input (with the local time first) and shows its effects.
     pub fn feed(&mut self, input: Input) {
         self.sync.handle_input(Input::Tick((self.local_now)()));
-        self.sync.handle_input(self.only_this_show(input));
+        self.sync.handle_input(self.for_this_show(input));
         self.flush();
     }
 
@@ -110,17 +110,22 @@ impl LiveMap {
     pub fn feed_all(&mut self, inputs: impl IntoIterator<Item = Input>) {
         self.sync.handle_input(Input::Tick((self.local_now)()));
         for input in inputs {
-            self.sync.handle_input(self.only_this_show(input));
+            self.sync.handle_input(self.for_this_show(input));
         }
         self.flush();
     }
 
     /// Drops my holds of other shows (`GET /api/holds` lists them all): the
-    /// hold limit counts per show, and seat ids repeat across shows.
-    fn only_this_show(&self, input: Input) -> Input {
+    /// hold limit counts per show, and seat ids repeat across shows. A
+    /// snapshot lists only the seats taken (`?only=taken`): every other
+    /// seat of the show is free.
+    fn for_this_show(&self, input: Input) -> Input {
         match input {
             Input::MyHolds(holds) => {
                 Input::MyHolds(holds.into_iter().filter(|hold| hold.show_id == self.show_id).collect())
+            }
+            Input::Snapshot(map) => {
+                Input::Snapshot(map.with_free_seats(self.model.seats.iter().map(|seat| seat.id.as_str())))
             }
             other => other,
         }

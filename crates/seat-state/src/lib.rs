@@ -99,4 +99,4 @@ pub use seating::{Category, Channel, Point, RowPlace};
 pub use show::{Area, HoldRules, InvalidShow, LatePolicy, Seat, Show};
 pub use sync::{SeatMapSync, SeatView};
 pub use time::{LocalMillis, ServerMillis};
-pub use venue::{Change, Decision, MAX_BLOCK_REASON, Retired, ShowState};
+pub use venue::{Change, Decision, MAX_BLOCK_REASON, Retired, SeatScope, ShowState};

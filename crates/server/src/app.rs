@@ -4,12 +4,15 @@ use std::path::Path;
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, Request, State};
+use axum::http::header::{CACHE_CONTROL, VARY};
 use axum::http::{HeaderName, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Json, Router};
-use tower_http::services::{ServeDir, ServeFile};
+use tower_http::CompressionLevel;
+use tower_http::compression::CompressionLayer;
+use tower_http::compression::predicate::{NotForContentType, Predicate, SizeAbove};
 use tower_http::trace::TraceLayer;
 use utoipa_axum::routes;
 
@@ -23,6 +26,7 @@ use crate::prerender;
 use crate::routes;
 use crate::security;
 use crate::state::AppState;
+use crate::static_files;
 
 /// The whole application; `web_dist` serves the built UI at `/` when given.
 pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
@@ -43,11 +47,29 @@ pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
         // Client-side routes such as /shows/x load index.html; the app routes.
         Some(dist) => app
             .route("/shows/{show_id}", get(prerender::show_page).layer(Extension(prerender::ShowPages::read(dist))))
-            .fallback_service(ServeDir::new(dist).fallback(ServeFile::new(dist.join("index.html")))),
+            .fallback_service(static_files::service(dist)),
         None => app.fallback(|| async { AppError::NotFound }),
     };
     let edge = Edge { state: state.clone(), policies: security::Policies::for_web(web_dist) };
-    app.layer(middleware::from_fn_with_state(edge, edge_layer)).layer(TraceLayer::new_for_http()).with_state(state)
+    app.layer(middleware::from_fn_with_state(edge, edge_layer))
+        .layer(compression())
+        .layer(TraceLayer::new_for_http())
+        .with_state(state)
+}
+
+/// How hard answers written per request are compressed: brotli 4 and gzip
+/// 4 keep up with the writes (the arena's full seat map, 1.3 MB, in a few
+/// milliseconds); what is sent often is compressed once instead, at the
+/// highest levels (`encoded.rs`, `static_files.rs`).
+const PER_REQUEST_LEVEL: i32 = 4;
+
+/// Every answer with a body is compressed when the request accepts it
+/// (API.md "On-sale (v3)"), except live streams (an encoder's state per
+/// open stream costs more memory than the events save) and answers that
+/// come compressed already.
+fn compression() -> CompressionLayer<impl Predicate> {
+    let predicate = SizeAbove::new(1).and(NotForContentType::SSE).and(NotForContentType::IMAGES);
+    CompressionLayer::new().quality(CompressionLevel::Precise(PER_REQUEST_LEVEL)).compress_when(predicate)
 }
 
 /// What the edge middleware needs: the clock and the security policies.
@@ -68,6 +90,8 @@ const X_SERVER_TIME: HeaderName = HeaderName::from_static("x-server-time");
 /// instead, `DecidedAt`); then the security headers (`security.rs`).
 async fn edge_layer(State(edge): State<Edge>, mut request: Request, next: Next) -> Response {
     let api = request.uri().path().starts_with("/api/");
+    // The UI's files: how long they may be kept depends on their name.
+    let file_cache = (!api).then(|| static_files::cache_control(request.uri().path()));
     let now = edge.state.clock.now();
     request.extensions_mut().insert(Now(now));
     let mut response = next.run(request).await;
@@ -89,7 +113,16 @@ async fn edge_layer(State(edge): State<Edge>, mut request: Request, next: Next) 
         let headers = std::mem::take(response.headers_mut());
         response = (status, headers, Json(body)).into_response();
     }
-    response.headers_mut().insert(X_SERVER_TIME, HeaderValue::from(stamp.0));
-    edge.policies.add_to(response.headers_mut(), api);
+    let headers = response.headers_mut();
+    headers.insert(X_SERVER_TIME, HeaderValue::from(stamp.0));
+    if let Some(cache) = file_cache {
+        headers.entry(CACHE_CONTROL).or_insert(cache);
+    }
+    // Every answer may differ by encoding (the compression layer adds no
+    // `Vary` to what comes compressed already, or to an empty body).
+    if !headers.get_all(VARY).iter().any(|value| value.as_bytes().eq_ignore_ascii_case(b"accept-encoding")) {
+        headers.append(VARY, HeaderValue::from_static("accept-encoding"));
+    }
+    edge.policies.add_to(headers, api);
     response
 }

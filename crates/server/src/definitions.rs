@@ -1,45 +1,59 @@
-//! Each show's definition as `GET /api/shows/{showId}` sends it, written
-//! once per process: a show never changes once created, and reading,
-//! validating and writing a 20,000-seat definition took the server about
-//! 100 ms per request. Memory grows with the number of shows, not requests.
+//! Each show's definition as `GET /api/shows/{showId}` sends it (API.md
+//! "On-sale (v3)"): immutable for the life of the show, so written and
+//! compressed once per process and kept. The same bytes on every process
+//! (no `serverTime`, default labels left out, channel codes left out), so
+//! the `ETag` agrees across processes and a CDN may keep it. Memory grows
+//! with the number of shows, not requests.
 
 use std::collections::HashMap;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex};
 
+use axum::body::Bytes;
+use tokio::sync::OnceCell;
+
+use crate::encoded::{Effort, Encoded};
 use crate::store::Store;
 
-/// Serialized definitions (JSON objects, channel codes left out), by show id.
+/// How long a browser or a CDN may keep a definition without asking again
+/// (it never changes; a day bounds what a re-created database could leave).
+pub const CACHE_CONTROL: &str = "public, max-age=86400";
+
+/// Encoded definitions by show id; each written once, whoever asks first
+/// waits for it and everyone after reads it.
 #[derive(Default)]
-pub struct Definitions(RwLock<HashMap<String, Arc<str>>>);
+pub struct Definitions(Mutex<HashMap<String, Arc<OnceCell<Option<Arc<Encoded>>>>>>);
 
 impl Definitions {
-    /// The show's definition as a JSON object; `None` for an unknown show.
-    pub async fn json(&self, store: &dyn Store, show_id: &str) -> anyhow::Result<Option<Arc<str>>> {
-        let poisoned = || anyhow::anyhow!("definition cache lock poisoned");
-        if let Some(json) = self.0.read().map_err(|_| poisoned())?.get(show_id) {
-            return Ok(Some(Arc::clone(json)));
+    /// The show's definition; `None` for an unknown show.
+    pub async fn get(&self, store: &Arc<dyn Store>, show_id: &str) -> anyhow::Result<Option<Arc<Encoded>>> {
+        let cell = {
+            let mut cells = self.0.lock().map_err(|_| anyhow::anyhow!("definition cache lock poisoned"))?;
+            Arc::clone(cells.entry(show_id.to_owned()).or_default())
+        };
+        let made = cell
+            .get_or_try_init(|| async {
+                let Some(show) = store.show(show_id).await? else { return anyhow::Ok(None) };
+                let json = serde_json::to_vec(&show.to_wire().for_customers())?;
+                // Brotli's best for a 20,000-seat venue is about a second of CPU.
+                let encoded =
+                    tokio::task::spawn_blocking(move || Encoded::new(Bytes::from(json), Effort::MOST)).await??;
+                Ok(Some(Arc::new(encoded)))
+            })
+            .await;
+        match made {
+            Ok(Some(encoded)) => Ok(Some(Arc::clone(encoded))),
+            Ok(None) => {
+                // An unknown show may be created later: ask the store again then.
+                self.forget(show_id);
+                Ok(None)
+            }
+            Err(error) => Err(error),
         }
-        let Some(show) = store.show(show_id).await? else { return Ok(None) };
-        let json: Arc<str> = serde_json::to_string(&show.to_wire().without_codes())?.into();
-        self.0.write().map_err(|_| poisoned())?.insert(show_id.to_owned(), Arc::clone(&json));
-        Ok(Some(json))
     }
-}
 
-/// `definition` (a JSON object) with `serverTime` added as its last member.
-pub fn with_server_time(definition: &str, server_time: i64) -> String {
-    let open = definition.strip_suffix('}').unwrap_or(definition);
-    let separator = if open.trim_end().ends_with('{') { "" } else { "," };
-    format!("{open}{separator}\"serverTime\":{server_time}}}")
-}
-
-#[cfg(test)]
-mod tests {
-    use super::with_server_time;
-
-    #[test]
-    fn server_time_is_the_last_member() {
-        assert_eq!(with_server_time(r#"{"id":"a"}"#, 7), r#"{"id":"a","serverTime":7}"#);
-        assert_eq!(with_server_time("{}", 7), r#"{"serverTime":7}"#);
+    fn forget(&self, show_id: &str) {
+        if let Ok(mut cells) = self.0.lock() {
+            cells.remove(show_id);
+        }
     }
 }

@@ -1,35 +1,54 @@
 //! A show's page (`GET /shows/{showId}`) with its seat map already drawn:
-//! `index.html` with a picture of every seat in its state as of the request
+//! `index.html` with a picture of every seat in its state
 //! (`seat_state::drawing::picture`, the live map's own shapes and layout),
-//! so the browser paints the seats while the app and the show's 2.6 MB
-//! definition still download. The app replaces the picture with its live
-//! map. Any other path, an unknown show or a failure serves `index.html` as
-//! it is: the app then draws the map on its own, as before.
+//! so the browser paints the seats while the app and the show's definition
+//! still download. The app replaces the picture with its live map and
+//! marks the customer's own seats then.
+//!
+//! The picture is the same for every viewer, so at a sale's opening the
+//! page is not drawn per request: each show's page is drawn and compressed
+//! at most once per [`REDRAW_EVERY`] (and only when a seat looks
+//! different), then answered from memory with an `ETag`. It carries the
+//! version it was drawn at (`data-version`). Any other path, an unknown
+//! show or a failure serves `index.html` as it is: the app then draws the
+//! map on its own.
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
-use std::sync::{Arc, RwLock};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use axum::Extension;
+use axum::body::Bytes;
 use axum::extract::{Path as UrlPath, State};
-use axum::http::StatusCode;
-use axum::http::header::{CACHE_CONTROL, CONTENT_TYPE};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use seat_state::drawing::SeatLook;
 use seat_state::drawing::layout::Layout;
 use seat_state::drawing::picture::{Picture, PictureSeat};
-use seat_state::{HolderId, SeatState, ServerMillis, seat_state};
+use seat_state::{SeatScope, ServerMillis, seat_state};
 
-use crate::error::AppError;
-use crate::extract::Now;
-use crate::session::MaybeSession;
+use crate::encoded::{Effort, Encoded};
 use crate::state::AppState;
 
-/// `index.html` split where the picture goes, and each show's geometry.
+/// A page is at most this old (its seats as of then), unless drawing it
+/// again would draw the same.
+pub const REDRAW_EVERY: Duration = Duration::from_millis(500);
+
+/// A page is drawn again up to twice a second per show: brotli's 11 took
+/// about 0.45 s for the arena's page, too slow to repeat; 9 with a 4 MiB
+/// window is within a few per cent of it at a fraction of the CPU.
+pub const PAGE_EFFORT: Effort = Effort { brotli: 9, brotli_window: 22, gzip: 9 };
+
+/// Pages are validated on every use: they change as seats sell.
+const CACHE_CONTROL: &str = "no-cache";
+
+/// `index.html` split where the picture goes, and each show's geometry and page.
 pub struct ShowPages {
     /// The page up to and including `<body…>`, and the rest.
     index: Option<(String, String)>,
     venues: RwLock<HashMap<String, Arc<Venue>>>,
+    pages: Mutex<HashMap<String, Arc<PageSlot>>>,
 }
 
 /// What never changes about a show's picture: its seats' places, rows,
@@ -43,6 +62,31 @@ struct Venue {
     colors: Vec<String>,
 }
 
+/// One show's latest page, and the right to draw the next one.
+#[derive(Default)]
+struct PageSlot {
+    latest: RwLock<Option<Arc<Drawn>>>,
+    drawing: tokio::sync::Mutex<()>,
+}
+
+/// A page as drawn.
+struct Drawn {
+    at: Instant,
+    /// Every seat that does not look free, as (index, look): what the page shows.
+    looks: Vec<(usize, SeatLook)>,
+    page: Arc<Encoded>,
+}
+
+impl PageSlot {
+    fn latest(&self) -> Option<Arc<Drawn>> {
+        self.latest.read().ok().and_then(|latest| latest.clone())
+    }
+
+    fn fresh(&self) -> Option<Arc<Drawn>> {
+        self.latest().filter(|drawn| drawn.at.elapsed() < REDRAW_EVERY)
+    }
+}
+
 impl ShowPages {
     /// Reads `index.html` from the web build once (restart after rebuilding
     /// it, as for the CSP).
@@ -53,7 +97,7 @@ impl ShowPages {
             let open = body + html[body..].find('>')? + 1;
             Some((html[..open].to_owned(), html[open..].to_owned()))
         });
-        Arc::new(Self { index, venues: RwLock::new(HashMap::new()) })
+        Arc::new(Self { index, venues: RwLock::new(HashMap::new()), pages: Mutex::new(HashMap::new()) })
     }
 
     /// The show's geometry, worked out once per process.
@@ -87,29 +131,75 @@ impl ShowPages {
         Ok(Some(venue))
     }
 
-    /// The picture of the show's seats as `viewer` would see them now;
-    /// `None` for an unknown show.
-    async fn picture(
-        &self,
-        state: &AppState,
-        show_id: &str,
-        viewer: Option<HolderId>,
-        now: ServerMillis,
-    ) -> anyhow::Result<Option<String>> {
-        let Some(venue) = self.venue(state, show_id).await? else { return Ok(None) };
-        let Some(show) = state.engines.show(show_id).await? else { return Ok(None) };
-        let facts = show.seat_map(viewer, now).await?;
-        let mut seats = venue.seats.clone();
-        for fact in &facts.value.seats {
-            let Some(seat) = venue.index.get(&fact.id).and_then(|&at| seats.get_mut(at)) else { continue };
-            let state = seat_state(fact.sold, fact.hold_expires_at.map(ServerMillis), facts.at);
-            seat.look.state = state;
-            seat.look.mine = state != SeatState::Free && fact.mine == Some(true);
-            seat.look.blocked = fact.blocked;
-        }
-        let picture = Picture { name: &venue.name, layout: &venue.layout, seats: &seats, colors: &venue.colors };
-        Ok(Some(picture.markup()))
+    fn slot(&self, show_id: &str) -> anyhow::Result<Arc<PageSlot>> {
+        let mut pages = self.pages.lock().map_err(|_| anyhow::anyhow!("show page cache lock poisoned"))?;
+        Ok(Arc::clone(pages.entry(show_id.to_owned()).or_default()))
     }
+
+    /// The show's page, drawn at most [`REDRAW_EVERY`] ago; while one
+    /// request draws it again, the others get the one before. `None` for
+    /// an unknown show.
+    async fn page(&self, state: &AppState, show_id: &str) -> anyhow::Result<Option<Arc<Encoded>>> {
+        let Some(venue) = self.venue(state, show_id).await? else { return Ok(None) };
+        let slot = self.slot(show_id)?;
+        if let Some(drawn) = slot.fresh() {
+            return Ok(Some(Arc::clone(&drawn.page)));
+        }
+        let _drawing = match slot.drawing.try_lock() {
+            Ok(guard) => guard,
+            Err(_) => match slot.latest() {
+                Some(drawn) => return Ok(Some(Arc::clone(&drawn.page))),
+                None => slot.drawing.lock().await,
+            },
+        };
+        if let Some(drawn) = slot.fresh() {
+            return Ok(Some(Arc::clone(&drawn.page)));
+        }
+        let Some(show) = state.engines.show(show_id).await? else { return Ok(None) };
+        let facts = show.seat_map_of(SeatScope::Taken, None, state.clock.now()).await?;
+        let looks = looks(&venue, &facts.value, facts.at);
+        let previous = slot.latest();
+        let page = match previous.filter(|drawn| drawn.looks == looks) {
+            Some(same) => Arc::clone(&same.page),
+            None => Arc::new(self.draw(&venue, &looks, facts.value.version).await?),
+        };
+        let drawn = Arc::new(Drawn { at: Instant::now(), looks, page: Arc::clone(&page) });
+        *slot.latest.write().map_err(|_| anyhow::anyhow!("show page lock poisoned"))? = Some(drawn);
+        Ok(Some(page))
+    }
+
+    /// The page with the seats looking as `looks` says, compressed.
+    async fn draw(&self, venue: &Venue, looks: &[(usize, SeatLook)], version: i64) -> anyhow::Result<Encoded> {
+        let Some((head, rest)) = &self.index else { anyhow::bail!("no index.html") };
+        let mut seats = venue.seats.clone();
+        for &(at, look) in looks {
+            seats[at].look = look;
+        }
+        let picture =
+            Picture { name: &venue.name, layout: &venue.layout, seats: &seats, colors: &venue.colors, version }
+                .markup();
+        let mut html = String::with_capacity(head.len() + picture.len() + rest.len());
+        html.push_str(head);
+        html.push_str(&picture);
+        html.push_str(rest);
+        Ok(tokio::task::spawn_blocking(move || Encoded::new(Bytes::from(html), PAGE_EFFORT)).await??)
+    }
+}
+
+/// How each taken seat looks as of `at` (the picture is public: nobody's own).
+fn looks(venue: &Venue, facts: &seat_state::wire::SeatMap, at: ServerMillis) -> Vec<(usize, SeatLook)> {
+    let mut looks: Vec<(usize, SeatLook)> = facts
+        .seats
+        .iter()
+        .filter_map(|fact| {
+            let &index = venue.index.get(&fact.id)?;
+            let state = seat_state(fact.sold, fact.hold_expires_at.map(ServerMillis), at);
+            let look = SeatLook { state, blocked: fact.blocked, ..venue.seats[index].look };
+            (look != venue.seats[index].look).then_some((index, look))
+        })
+        .collect();
+    looks.sort_unstable_by_key(|&(index, _)| index);
+    looks
 }
 
 /// `GET /shows/{showId}`: the app's page, with the picture when the show
@@ -117,24 +207,25 @@ impl ShowPages {
 pub async fn show_page(
     State(state): State<AppState>,
     Extension(pages): Extension<Arc<ShowPages>>,
-    Now(now): Now,
-    viewer: Result<MaybeSession, AppError>,
     UrlPath(show_id): UrlPath<String>,
+    headers: HeaderMap,
 ) -> Response {
     let Some((head, rest)) = &pages.index else { return StatusCode::NOT_FOUND.into_response() };
-    // An unknown or expired session token only means "mine" is not shown.
-    let viewer = viewer.ok().and_then(|session| session.0).map(|holder| HolderId::new(holder.as_ref()));
-    let picture = match pages.picture(&state, &show_id, viewer, now).await {
-        Ok(picture) => picture.unwrap_or_default(),
-        Err(error) => {
-            tracing::warn!(%error, show_id, "show page served without its picture");
-            String::new()
+    match pages.page(&state, &show_id).await {
+        Ok(Some(page)) => page.respond(&headers, "text/html; charset=utf-8", CACHE_CONTROL),
+        outcome => {
+            if let Err(error) = outcome {
+                tracing::warn!(%error, show_id, "show page served without its picture");
+            }
+            let html = format!("{head}{rest}");
+            (
+                [
+                    (axum::http::header::CONTENT_TYPE, "text/html; charset=utf-8"),
+                    (axum::http::header::CACHE_CONTROL, CACHE_CONTROL),
+                ],
+                html,
+            )
+                .into_response()
         }
-    };
-    let mut html = String::with_capacity(head.len() + picture.len() + rest.len());
-    html.push_str(head);
-    html.push_str(&picture);
-    html.push_str(rest);
-    // The seats' states are as of this request: never reuse the page.
-    ([(CONTENT_TYPE, "text/html; charset=utf-8"), (CACHE_CONTROL, "no-cache")], html).into_response()
+    }
 }

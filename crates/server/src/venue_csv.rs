@@ -135,11 +135,10 @@ fn seat(record: &csv::StringRecord, line: u64, columns: &Columns) -> Result<Venu
             ))
         })?,
     };
-    let label = columns
-        .label
-        .map(field)
-        .filter(|label| !label.is_empty())
-        .map_or_else(|| format!("Section {section_name}, row {row_name}, seat {seat_number}"), ToOwned::to_owned);
+    let label = columns.label.map(field).filter(|label| !label.is_empty()).map_or_else(
+        || seat_state::wire::default_label("", Some(&section_name), Some(&row_name), Some(seat_number)),
+        ToOwned::to_owned,
+    );
     Ok(VenueSeat {
         seat: SeatDefinition {
             id: id.to_string(),

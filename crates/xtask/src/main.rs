@@ -22,6 +22,7 @@ mod contract;
 mod install;
 mod package;
 mod postgres;
+mod precompress;
 mod run;
 mod sim;
 mod soak;

@@ -130,7 +130,8 @@ pub fn build_web() -> Result<(), String> {
     web_build::build()?;
     // The dist is made afresh: the JS package's example goes in after it.
     package::build()?;
-    package::into_web_dist()
+    package::into_web_dist()?;
+    crate::precompress::precompress(&web_dist())
 }
 
 /// `cargo xtask serve`: everything set up, then the server with the demo show.

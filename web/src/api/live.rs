@@ -73,7 +73,8 @@ impl LiveFeed {
     /// from a snapshot); `on_event` hears everything.
     pub fn open(show_id: &str, resume_after: Option<i64>, on_event: impl Fn(LiveEvent) + 'static) -> Self {
         let feed = Rc::new(RefCell::new(Feed {
-            url: url(&format!("/api/shows/{show_id}/events")),
+            // Snapshots list only taken seats; the live map knows the rest are free.
+            url: url(&format!("/api/shows/{show_id}/events?only=taken")),
             resume_after,
             on_event: Rc::new(on_event),
             source: None,
@@ -132,7 +133,7 @@ fn connect(shared: &Rc<RefCell<Feed>>) {
     feed.opened = false;
     feed.busy = false;
     let url = match feed.resume_after {
-        Some(version) => format!("{}?lastEventId={version}", feed.url),
+        Some(version) => format!("{}&lastEventId={version}", feed.url),
         None => feed.url.clone(),
     };
     let Ok(source) = EventSource::new(&url) else {

@@ -22,7 +22,25 @@ impl Viewer<'_> {
     }
 }
 
+/// Which seats a seat map lists.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SeatScope {
+    /// Every seat of the show.
+    #[default]
+    Every,
+    /// Only seats sold, blocked or held (`?only=taken`).
+    Taken,
+}
+
 impl ShowState {
+    /// [`ShowState::seat_map`] or [`ShowState::taken_seat_map`].
+    pub fn seat_map_of(&self, scope: SeatScope, viewer: Option<&HolderId>, now: ServerMillis) -> wire::SeatMap {
+        match scope {
+            SeatScope::Every => self.seat_map(viewer, now),
+            SeatScope::Taken => self.taken_seat_map(viewer, now),
+        }
+    }
+
     /// Every seat's facts, in definition order, with `mine` answered for
     /// `viewer` (false for everyone when `None`). O(n).
     pub fn seat_facts(&self, viewer: Option<&HolderId>) -> Vec<wire::SeatFact> {
@@ -43,6 +61,34 @@ impl ShowState {
             seats: self.seat_facts(viewer),
             areas: self.area_facts(viewer),
         }
+    }
+
+    /// `GET /api/shows/{id}/seats?only=taken` and its `snapshot` event
+    /// (API.md "On-sale (v3)"): [`ShowState::seat_map`] with only the seats
+    /// that are sold, blocked or held past `now`; a seat left out is free.
+    /// O(n) over plain slots, facts built only for the seats listed.
+    pub fn taken_seat_map(&self, viewer: Option<&HolderId>, now: ServerMillis) -> wire::SeatMap {
+        let seats =
+            (0..self.seats.len()).filter_map(|at| self.taken_seat_fact(at, Viewer::Session(viewer), now)).collect();
+        wire::SeatMap {
+            show_id: String::from(&self.show.id),
+            server_time: now.0,
+            version: self.version,
+            seats,
+            areas: self.area_facts(viewer),
+        }
+    }
+
+    /// The seat's fact when it is taken at `now` (sold, blocked or held):
+    /// the hold [`Self::seat_fact`] would give a deadline, unexpired.
+    fn taken_seat_fact(&self, at: usize, viewer: Viewer<'_>, now: ServerMillis) -> Option<wire::SeatFact> {
+        let slot = self.seats[at];
+        let held = || {
+            slot.hold.map(|h| &self.holds[h]).is_some_and(|h| {
+                matches!(h.stored_status, HoldStatus::Held | HoldStatus::Confirmed) && h.expires_at > now
+            })
+        };
+        (slot.sold || self.blocked[at] || held()).then(|| self.seat_fact(at, viewer))
     }
 
     /// The public facts (no `mine`) of every seat and area `change`'s hold

@@ -16,7 +16,7 @@ pub use admin::{BlockRequest, BlockedSeats, HoldCounts, OperatorHold, OperatorHo
 pub use areas::AreaMap;
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};
-pub use venue::{CategoryDefinition, ChannelDefinition, Focus, ShowDocument, ShowOffer, VenueSeat};
+pub use venue::{CategoryDefinition, ChannelDefinition, Focus, ShowDocument, ShowOffer, VenueSeat, default_label};
 
 /// A seat in a show definition, as sent by an admin or returned by the server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -178,6 +178,31 @@ pub struct SeatMap {
     pub version: i64,
     pub seats: Vec<SeatFact>,
     pub areas: Vec<AreaFact>,
+}
+
+impl SeatMap {
+    /// A compact map (`?only=taken`: API.md "On-sale (v3)") as a full one:
+    /// every seat of `seat_ids` (the show's, in definition order) with its
+    /// listed fact, or free as of `serverTime` when the map leaves it out.
+    /// A full map comes back with the same seats. O(n).
+    pub fn with_free_seats<'a>(self, seat_ids: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut listed: std::collections::HashMap<String, SeatFact> =
+            self.seats.into_iter().map(|fact| (fact.id.clone(), fact)).collect();
+        let seats = seat_ids
+            .into_iter()
+            .map(|id| {
+                listed.remove(id).unwrap_or_else(|| SeatFact {
+                    id: id.to_owned(),
+                    sold: false,
+                    hold_expires_at: None,
+                    mine: None,
+                    blocked: false,
+                    channel: None,
+                })
+            })
+            .collect();
+        Self { seats, ..self }
+    }
 }
 
 /// A `change` event's data: the public facts of every seat and area one

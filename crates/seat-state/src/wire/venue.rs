@@ -26,6 +26,24 @@ pub struct VenueSeat {
     pub number: Option<i64>,
 }
 
+/// The label of a seat whose definition gives none on the wire (API.md
+/// "On-sale (v3)"): "Section S, row R, seat N" for a seat with a place in a
+/// row, else its id. The server leaves such labels out of a show's
+/// definition; clients put them back with this.
+pub fn default_label(id: &str, section: Option<&str>, row: Option<&str>, number: Option<i64>) -> String {
+    match (section, row, number) {
+        (Some(section), Some(row), Some(number)) => format!("Section {section}, row {row}, seat {number}"),
+        _ => id.to_owned(),
+    }
+}
+
+impl VenueSeat {
+    /// The label this seat has when its definition leaves it out.
+    pub fn default_label(&self) -> String {
+        default_label(&self.seat.id, self.section.as_deref(), self.row.as_deref(), self.number)
+    }
+}
+
 impl From<SeatDefinition> for VenueSeat {
     fn from(seat: SeatDefinition) -> Self {
         Self { seat, section: None, row: None, number: None }
@@ -100,6 +118,19 @@ impl ShowDocument {
             channel.code = None;
         }
         self
+    }
+
+    /// What customers read (API.md "On-sale (v3)"): channel codes left out,
+    /// and each seat's label left out when it is the default one
+    /// ([`default_label`]), which clients derive.
+    pub fn for_customers(self) -> Self {
+        let mut show = self.without_codes();
+        for seat in &mut show.seats {
+            if seat.seat.label.as_deref().is_some_and(|label| label == seat.default_label()) {
+                seat.seat.label = None;
+            }
+        }
+        show
     }
 }
 

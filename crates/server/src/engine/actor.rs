@@ -396,14 +396,14 @@ impl ShowActor {
                 let refused = EngineError::Rejected { rejection: seat_state::Rejection::NoHold, at };
                 drop(reply.send(answer.ok_or(refused)));
             }
-            Read::SeatMap { viewer, now, reply } => {
+            Read::SeatMap { scope, viewer, now, reply } => {
                 let at = at(now);
-                drop(reply.send(Ok(Answer { at, value: self.state.seat_map(viewer.as_ref(), at) })));
+                drop(reply.send(Ok(Answer { at, value: self.state.seat_map_of(scope, viewer.as_ref(), at) })));
             }
-            Read::Subscribe { viewer, after, now, reply } => {
+            Read::Subscribe { scope, viewer, after, now, reply } => {
                 let at = at(now);
-                let subscription =
-                    self.events.subscribe(after, self.state.version(), || self.state.seat_map(viewer.as_ref(), at));
+                let snapshot = || self.state.seat_map_of(scope, viewer.as_ref(), at);
+                let subscription = self.events.subscribe(after, self.state.version(), snapshot);
                 drop(reply.send(Ok(Answer { at, value: subscription })));
             }
         }

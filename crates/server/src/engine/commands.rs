@@ -3,7 +3,7 @@
 use tokio::sync::oneshot;
 
 use seat_state::wire::{HoldBody, HoldOrder, SeatMap};
-use seat_state::{HoldId, HolderId, SeatId, ServerMillis};
+use seat_state::{HoldId, HolderId, SeatId, SeatScope, ServerMillis};
 
 use crate::store::DueExpiry;
 
@@ -97,9 +97,25 @@ pub enum Write {
 /// A request that only looks, at `now` (the request's instant) or the
 /// writer's latest instant, whichever is later.
 pub enum Read {
-    Hold { holder: HolderId, hold: HoldId, now: ServerMillis, reply: Reply<HoldBody> },
-    SeatMap { viewer: Option<HolderId>, now: ServerMillis, reply: Reply<SeatMap> },
-    Subscribe { viewer: Option<HolderId>, after: Option<i64>, now: ServerMillis, reply: Reply<Subscription> },
+    Hold {
+        holder: HolderId,
+        hold: HoldId,
+        now: ServerMillis,
+        reply: Reply<HoldBody>,
+    },
+    SeatMap {
+        scope: SeatScope,
+        viewer: Option<HolderId>,
+        now: ServerMillis,
+        reply: Reply<SeatMap>,
+    },
+    Subscribe {
+        scope: SeatScope,
+        viewer: Option<HolderId>,
+        after: Option<i64>,
+        now: ServerMillis,
+        reply: Reply<Subscription>,
+    },
 }
 
 impl Write {

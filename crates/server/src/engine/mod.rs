@@ -20,7 +20,7 @@ use std::sync::{Arc, RwLock};
 use tokio::sync::{OnceCell, broadcast, mpsc, oneshot};
 
 use seat_state::wire::{HoldBody, HoldOrder, SeatMap};
-use seat_state::{HoldId, HolderId, SeatId, ServerMillis, ShowState};
+use seat_state::{HoldId, HolderId, SeatId, SeatScope, ServerMillis, ShowState};
 
 use crate::clock::SharedClock;
 use crate::metrics::Metrics;
@@ -250,7 +250,17 @@ impl ShowHandle {
 
     /// The seat map as `viewer` sees it.
     pub async fn seat_map(&self, viewer: Option<HolderId>, now: ServerMillis) -> Result<Decided<SeatMap>, EngineError> {
-        self.ask(|reply| Command::Read(Read::SeatMap { viewer, now, reply })).await
+        self.seat_map_of(SeatScope::Every, viewer, now).await
+    }
+
+    /// The seat map as `viewer` sees it, listing the seats of `scope`.
+    pub async fn seat_map_of(
+        &self,
+        scope: SeatScope,
+        viewer: Option<HolderId>,
+        now: ServerMillis,
+    ) -> Result<Decided<SeatMap>, EngineError> {
+        self.ask(|reply| Command::Read(Read::SeatMap { scope, viewer, now, reply })).await
     }
 
     /// A live feed of changes, starting after `after` when possible.
@@ -260,7 +270,18 @@ impl ShowHandle {
         after: Option<i64>,
         now: ServerMillis,
     ) -> Result<Subscription, EngineError> {
-        Ok(self.ask(|reply| Command::Read(Read::Subscribe { viewer, after, now, reply })).await?.value)
+        self.subscribe_of(SeatScope::Every, viewer, after, now).await
+    }
+
+    /// [`ShowHandle::subscribe`], a fresh snapshot listing the seats of `scope`.
+    pub async fn subscribe_of(
+        &self,
+        scope: SeatScope,
+        viewer: Option<HolderId>,
+        after: Option<i64>,
+        now: ServerMillis,
+    ) -> Result<Subscription, EngineError> {
+        Ok(self.ask(|reply| Command::Read(Read::Subscribe { scope, viewer, after, now, reply })).await?.value)
     }
 }
 

@@ -10,8 +10,8 @@ use axum::response::sse::{Event, KeepAlive, Sse};
 use futures_util::stream::{self, Stream};
 use tokio::sync::broadcast::error::RecvError;
 
-use seat_state::HolderId;
 use seat_state::wire::ChangeEvent;
+use seat_state::{HolderId, SeatScope};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
@@ -36,10 +36,11 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(get, path = "/shows/{showId}/events", tag = "shows",
     params(("showId" = String, Path, description = "The show's id"),
            ("Last-Event-ID" = Option<i64>, Header, description = "The last version received"),
-           ("lastEventId" = Option<i64>, Query, description = "The same, for clients that cannot set headers")),
+           ("lastEventId" = Option<i64>, Query, description = "The same, for clients that cannot set headers"),
+           ("only" = Option<String>, Query, description = "`taken`: snapshots list only the seats taken (API.md On-sale (v3))")),
     responses((status = 200, content_type = "text/event-stream", body = ChangeEvent,
                description = "`snapshot` (SeatMap) then `change` (ChangeEvent) events"),
-              (status = 400, description = "bad_request: lastEventId or Last-Event-ID is not an integer, or an unknown query parameter", body = seat_state::wire::ErrorBody),
+              (status = 400, description = "bad_request: lastEventId or Last-Event-ID is not an integer, `only` is not `taken`, or an unknown query parameter", body = seat_state::wire::ErrorBody),
               (status = 404, description = "unknown_show", body = seat_state::wire::ErrorBody),
               (status = 503, description = "unavailable: too many live streams (Retry-After); poll the seat map", body = seat_state::wire::ErrorBody)))]
 async fn events(
@@ -52,14 +53,16 @@ async fn events(
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
+    let scope = super::seats::scope(query.only.as_deref())?;
     let slot = state.streams.take(address)?;
     // The header on the browser's own reconnects; the query parameter when a
     // client opens a new EventSource itself (it cannot set headers).
     let after = last_event_id(&headers)?.or(query.last_event_id);
     let viewer = viewer.map(|holder| HolderId::new(holder.as_ref()));
-    let subscription = show.subscribe(viewer.clone(), after, now).await?;
+    let subscription = show.subscribe_of(scope, viewer.clone(), after, now).await?;
     let feed = Feed {
         show,
+        scope,
         viewer,
         clock: std::sync::Arc::clone(&state.clock),
         stopping: state.stopping.subscribe(),
@@ -88,11 +91,14 @@ fn last_event_id(headers: &HeaderMap) -> Result<Option<i64>, AppError> {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Resume {
     last_event_id: Option<i64>,
+    only: Option<String>,
 }
 
 /// One viewer's position in a show's stream of changes.
 struct Feed {
     show: ShowHandle,
+    /// The seats a fresh snapshot lists.
+    scope: SeatScope,
     viewer: Option<HolderId>,
     clock: SharedClock,
     stopping: tokio::sync::watch::Receiver<bool>,
@@ -146,8 +152,11 @@ impl Feed {
                 Ok(_) => {}
                 // Too slow to keep up: catch up from the replay window or a fresh snapshot.
                 Err(RecvError::Lagged(_)) => {
-                    let subscription =
-                        self.show.subscribe(self.viewer.clone(), Some(self.last), self.clock.now()).await.ok()?;
+                    let subscription = self
+                        .show
+                        .subscribe_of(self.scope, self.viewer.clone(), Some(self.last), self.clock.now())
+                        .await
+                        .ok()?;
                     let feed = std::mem::replace(self, self.empty_copy());
                     *self = feed.start(subscription);
                 }
@@ -159,6 +168,7 @@ impl Feed {
     fn empty_copy(&self) -> Self {
         Feed {
             show: self.show.clone(),
+            scope: self.scope,
             viewer: self.viewer.clone(),
             clock: std::sync::Arc::clone(&self.clock),
             stopping: self.stopping.clone(),

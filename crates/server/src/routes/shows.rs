@@ -2,15 +2,15 @@
 
 use axum::Json;
 use axum::extract::{FromRequest, FromRequestParts, Path, Request, State};
-use axum::http::StatusCode;
 use axum::http::header::{AUTHORIZATION, CONTENT_TYPE};
 use axum::http::request::Parts;
-use axum::response::{IntoResponse, Response};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use seat_state::Show;
-use seat_state::wire::{ErrorBody, ShowBody, ShowInput, ShowList};
+use seat_state::wire::{ErrorBody, ShowBody, ShowDocument, ShowInput, ShowList};
 
 use crate::error::AppError;
 use crate::extract::{ADMIN_BODY_LIMIT, ApiJson, ApiQuery, Now, read_body};
@@ -32,17 +32,21 @@ async fn list_shows(State(state): State<AppState>, Now(now): Now) -> Result<Json
 
 /// One show's definition: seats with positions and rows, areas, hold
 /// rules, price categories, the stage, channels (without their codes).
+/// Immutable (API.md "On-sale (v3)"): no `serverTime`, labels left out
+/// where they are the default, an `ETag`, `304` to `If-None-Match`.
 #[utoipa::path(get, path = "/shows/{showId}", tag = "shows",
-    params(("showId" = String, Path, description = "The show's id")),
-    responses((status = 200, body = ShowBody), (status = 404, description = "unknown_show", body = ErrorBody)))]
+    params(("showId" = String, Path, description = "The show's id"),
+           ("If-None-Match" = Option<String>, Header, description = "An ETag this show's definition had")),
+    responses((status = 200, body = ShowDocument, description = "the definition (no serverTime)"),
+              (status = 304, description = "not modified: the ETag named is current"),
+              (status = 404, description = "unknown_show", body = ErrorBody)))]
 async fn get_show(
     State(state): State<AppState>,
-    Now(now): Now,
     Path(show_id): Path<String>,
+    headers: HeaderMap,
 ) -> Result<Response, AppError> {
-    let definition = state.definitions.json(&*state.store, &show_id).await?.ok_or(AppError::UnknownShow)?;
-    let body = crate::definitions::with_server_time(&definition, now.0);
-    Ok(([(CONTENT_TYPE, "application/json")], body).into_response())
+    let definition = state.definitions.get(&state.store, &show_id).await?.ok_or(AppError::UnknownShow)?;
+    Ok(definition.respond(&headers, "application/json", crate::definitions::CACHE_CONTROL))
 }
 
 /// Proof that the request carries the admin token.
