@@ -26,7 +26,13 @@ fn free_port() -> anyhow::Result<u16> {
 impl Browser {
     /// Starts ChromeDriver on a free port and opens a fresh headless profile.
     pub async fn start() -> anyhow::Result<Self> {
-        Self::start_as(None).await
+        Self::start_as(None, false).await
+    }
+
+    /// Like [`Browser::start`], keeping Chrome's network events for
+    /// [`crate::cdp::Traffic::read`] (ChromeDriver's performance log).
+    pub async fn start_recording_network() -> anyhow::Result<Self> {
+        Self::start_as(None, true).await
     }
 
     /// Like [`Browser::start`], as a phone: ChromeDriver's mobile emulation
@@ -37,10 +43,10 @@ impl Browser {
             "userAgent": "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) \
                           Chrome/120.0 Mobile Safari/537.36"
         });
-        Self::start_as(Some(phone)).await
+        Self::start_as(Some(phone), false).await
     }
 
-    async fn start_as(mobile_emulation: Option<serde_json::Value>) -> anyhow::Result<Self> {
+    async fn start_as(mobile_emulation: Option<serde_json::Value>, network_log: bool) -> anyhow::Result<Self> {
         let port = free_port()?;
         let driver_path = std::env::var("CHROMEDRIVER").unwrap_or_else(|_| "chromedriver".to_owned());
         let profile = tempfile::tempdir()?;
@@ -58,7 +64,7 @@ impl Browser {
             .stderr(Stdio::null())
             .spawn()
             .with_context(|| format!("starting {driver_path}"))?;
-        let client = match Self::connect(port, profile.path(), mobile_emulation).await {
+        let client = match Self::connect(port, profile.path(), mobile_emulation, network_log).await {
             Ok(client) => client,
             Err(error) => {
                 kill_group(&driver);
@@ -68,7 +74,12 @@ impl Browser {
         Ok(Self { client, driver, _profile: profile })
     }
 
-    async fn connect(port: u16, profile: &Path, mobile_emulation: Option<serde_json::Value>) -> anyhow::Result<Client> {
+    async fn connect(
+        port: u16,
+        profile: &Path,
+        mobile_emulation: Option<serde_json::Value>,
+        network_log: bool,
+    ) -> anyhow::Result<Client> {
         let mut capabilities = json!({
             "goog:chromeOptions": {
                 "binary": std::env::var("CHROME").unwrap_or_else(|_| "/usr/bin/chromium".to_owned()),
@@ -82,6 +93,11 @@ impl Browser {
         });
         if let Some(phone) = mobile_emulation {
             capabilities["goog:chromeOptions"]["mobileEmulation"] = phone;
+        }
+        if network_log {
+            capabilities["goog:loggingPrefs"] = json!({"performance": "ALL"});
+            capabilities["goog:chromeOptions"]["perfLoggingPrefs"] =
+                json!({"enableNetwork": true, "enablePage": false});
         }
         let capabilities = match capabilities {
             serde_json::Value::Object(map) => map,

@@ -11,6 +11,7 @@
 pub mod api;
 pub mod audit;
 pub mod browser;
+pub mod cdp;
 pub mod customer;
 pub mod postgres;
 pub mod server;
