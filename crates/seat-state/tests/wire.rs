@@ -172,3 +172,75 @@ fn a_show_answer_reads_as_its_v1_definition_and_its_offer() {
     let v1: seat_state::wire::ShowOffer = serde_json::from_str(r#"{"id": "t", "seats": []}"#).unwrap();
     assert_eq!(v1, seat_state::wire::ShowOffer::default());
 }
+
+/// API.md "On-sale (v3)": a compact map is the full one once the seats it
+/// leaves out are put back free, and the browser's live map derives the
+/// same states from either.
+#[test]
+fn a_compact_seat_map_is_the_full_map_with_its_free_seats_left_out() {
+    use seat_state::sync::Input;
+    use seat_state::{HoldId, HoldRequest, HolderId, SeatMapSync, SeatScope, Show, ShowState};
+    let input: seat_state::wire::ShowInput = serde_json::from_str(
+        r#"{"id": "compact", "name": "Compact", "seats": [{"id": "A1", "x": 0, "y": 0}, {"id": "A2", "x": 10, "y": 0},
+            {"id": "A3", "x": 20, "y": 0}, {"id": "A4", "x": 30, "y": 0}]}"#,
+    )
+    .unwrap();
+    let show = Show::parse(&input).unwrap();
+    let mut state = ShowState::new(show.clone());
+    let now = ServerMillis(1_764_460_000_000);
+    let alice = HolderId::new("alice");
+    let body: HoldRequestBody = serde_json::from_str(r#"{"holdId": "alice-001", "seats": ["A2"]}"#).unwrap();
+    let request = HoldRequest::parse(&body, &show, HoldId::parse("unused-id").unwrap()).unwrap();
+    let seat_state::Decision::Apply(change) = state.decide_create(&alice, &request, now).unwrap() else {
+        panic!("a free seat is held")
+    };
+    state.apply(&change);
+
+    let full = state.seat_map_of(SeatScope::Every, Some(&alice), now);
+    let compact = state.seat_map_of(SeatScope::Taken, Some(&alice), now);
+    assert_eq!(compact.seats.iter().map(|fact| fact.id.as_str()).collect::<Vec<_>>(), ["A2"]);
+    let ids: Vec<&str> = show.seats.iter().map(|seat| seat.id.as_str()).collect();
+    let restored = compact.clone().with_free_seats(ids.iter().copied());
+    let free_mine = |map: &seat_state::wire::SeatMap| {
+        map.seats
+            .iter()
+            .map(|fact| (fact.id.clone(), fact.hold_expires_at, fact.mine == Some(true)))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(free_mine(&restored), free_mine(&full));
+    // A full map comes back as it was.
+    assert_eq!(full.clone().with_free_seats(ids.iter().copied()), full);
+    // Past the hold's deadline nothing is taken any more.
+    let later = now.plus_millis(600_001);
+    assert!(state.seat_map_of(SeatScope::Taken, None, later).seats.is_empty());
+
+    let mut browser = SeatMapSync::new();
+    browser.handle_input(Input::Tick(seat_state::LocalMillis(now.0)));
+    browser.handle_input(Input::Snapshot(restored));
+    assert_eq!(browser.seat("A2").map(|seat| seat.state), Some(seat_state::SeatState::Held));
+    assert_eq!(browser.seat("A4").map(|seat| seat.state), Some(seat_state::SeatState::Free));
+}
+
+/// The definition customers read leaves a default label out; the default
+/// is the place's words for a seat in a row, else the id.
+#[test]
+fn default_labels_are_left_out_and_derived_back() {
+    use seat_state::wire::{ShowInput, default_label};
+    let input: ShowInput = serde_json::from_str(
+        r#"{"id": "labels", "name": "Labels", "seats": [
+            {"id": "S1", "x": 0, "y": 0, "section": "101", "row": "1", "number": 1, "label": "Section 101, row 1, seat 1"},
+            {"id": "S2", "x": 10, "y": 0, "section": "101", "row": "1", "number": 2, "label": "Aisle"},
+            {"id": "S3", "x": 20, "y": 0, "section": "101", "row": "1", "number": 3},
+            {"id": "B7", "x": 30, "y": 0}]}"#,
+    )
+    .unwrap();
+    let document = seat_state::Show::parse(&input).unwrap().to_wire().for_customers();
+    let labels: Vec<Option<&str>> = document.seats.iter().map(|seat| seat.seat.label.as_deref()).collect();
+    // S3 had no label: on input it is its id, which is not a placed seat's default.
+    assert_eq!(labels, [None, Some("Aisle"), Some("S3"), None]);
+    let derived: Vec<String> =
+        document.seats.iter().map(|seat| seat.seat.label.clone().unwrap_or_else(|| seat.default_label())).collect();
+    assert_eq!(derived, ["Section 101, row 1, seat 1", "Aisle", "S3", "B7"]);
+    assert_eq!(default_label("x", Some("A"), Some("2"), Some(3)), "Section A, row 2, seat 3");
+    assert_eq!(default_label("x", Some("A"), None, Some(3)), "x");
+}

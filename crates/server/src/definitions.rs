@@ -18,10 +18,13 @@ use crate::store::Store;
 /// (it never changes; a day bounds what a re-created database could leave).
 pub const CACHE_CONTROL: &str = "public, max-age=86400";
 
+/// One show's definition, once written (`None`: no such show).
+type Written = Arc<OnceCell<Option<Arc<Encoded>>>>;
+
 /// Encoded definitions by show id; each written once, whoever asks first
 /// waits for it and everyone after reads it.
 #[derive(Default)]
-pub struct Definitions(Mutex<HashMap<String, Arc<OnceCell<Option<Arc<Encoded>>>>>>);
+pub struct Definitions(Mutex<HashMap<String, Written>>);
 
 impl Definitions {
     /// The show's definition; `None` for an unknown show.
