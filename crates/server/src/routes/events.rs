@@ -37,7 +37,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     params(("showId" = String, Path, description = "The show's id"),
            ("Last-Event-ID" = Option<i64>, Header, description = "The last version received"),
            ("lastEventId" = Option<i64>, Query, description = "The same, for clients that cannot set headers"),
-           ("only" = Option<String>, Query, description = "`taken`: snapshots list only the seats taken (API.md On-sale (v3))")),
+           ("only" = Option<super::seats::Taken>, Query, description = "`taken`: snapshots list only the seats taken (API.md On-sale (v3))")),
     responses((status = 200, content_type = "text/event-stream", body = ChangeEvent,
                description = "`snapshot` (SeatMap) then `change` (ChangeEvent) events"),
               (status = 400, description = "bad_request: lastEventId or Last-Event-ID is not an integer, `only` is not `taken`, or an unknown query parameter", body = seat_state::wire::ErrorBody),
@@ -53,7 +53,7 @@ async fn events(
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let scope = super::seats::scope(query.only.as_deref())?;
+    let scope = super::seats::scope(query.only);
     let slot = state.streams.take(address)?;
     // The header on the browser's own reconnects; the query parameter when a
     // client opens a new EventSource itself (it cannot set headers).
@@ -91,7 +91,7 @@ fn last_event_id(headers: &HeaderMap) -> Result<Option<i64>, AppError> {
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 struct Resume {
     last_event_id: Option<i64>,
-    only: Option<String>,
+    only: Option<super::seats::Taken>,
 }
 
 /// One viewer's position in a show's stream of changes.

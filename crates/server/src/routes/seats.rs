@@ -23,15 +23,22 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[into_params(parameter_in = Query)]
 pub struct Only {
     /// `taken`: only seats sold, blocked or held; a seat left out is free.
-    only: Option<String>,
+    /// Any other value → 400.
+    only: Option<Taken>,
 }
 
-/// The seats to list for `?only=`; any value but `taken` → 400.
-pub fn scope(only: Option<&str>) -> Result<SeatScope, AppError> {
+/// The one value `only` takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Taken {
+    Taken,
+}
+
+/// The seats to list for `?only=` (a bad value was refused as it was read).
+pub fn scope(only: Option<Taken>) -> SeatScope {
     match only {
-        None => Ok(SeatScope::Every),
-        Some("taken") => Ok(SeatScope::Taken),
-        Some(other) => Err(AppError::BadRequest(format!("only must be \"taken\", not {other:?}"))),
+        None => SeatScope::Every,
+        Some(Taken::Taken) => SeatScope::Taken,
     }
 }
 
@@ -50,7 +57,7 @@ async fn seat_map(
     ApiQuery(only): ApiQuery<Only>,
 ) -> Result<Response, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let scope = scope(only.only.as_deref())?;
+    let scope = scope(only.only);
     let map = show.seat_map_of(scope, viewer.map(|holder| HolderId::new(holder.as_ref())), now).await?;
     // Never earlier than the show's latest decision: a client reads its own writes.
     let mut response = Json(map.value).into_response();
