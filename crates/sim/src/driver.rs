@@ -9,7 +9,7 @@ use axum::http::{Request, StatusCode};
 use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
-use seat_state::wire::ChangeEvent;
+use seathold_server::engine::events::Published;
 use seathold_server::store::CommitFault;
 
 use crate::oracle::Oracle;
@@ -29,7 +29,7 @@ pub struct Viewer {
     /// The process it is connected to.
     pub process: usize,
     pub last: Option<i64>,
-    pub changes: Option<broadcast::Receiver<Arc<ChangeEvent>>>,
+    pub changes: Option<broadcast::Receiver<Arc<Published>>>,
 }
 
 pub struct Sim {

@@ -10,10 +10,28 @@ use seat_state::wire::{ChangeEvent, SeatMap};
 /// How many recent changes a reconnecting viewer can catch up from.
 pub const REPLAY_WINDOW: usize = 1024;
 
+/// A committed change as every viewer gets it: the event, and its JSON
+/// written once (a sale's opening has thousands of streams per show; each
+/// writing the same JSON again was most of a change's fan-out).
+#[derive(Debug)]
+pub struct Published {
+    pub event: ChangeEvent,
+    /// `event` as the `change` event's data.
+    pub json: String,
+}
+
+impl std::ops::Deref for Published {
+    type Target = ChangeEvent;
+
+    fn deref(&self) -> &ChangeEvent {
+        &self.event
+    }
+}
+
 /// Fans a show's committed changes out to every viewer.
 pub struct EventHub {
-    sender: broadcast::Sender<Arc<ChangeEvent>>,
-    recent: VecDeque<Arc<ChangeEvent>>,
+    sender: broadcast::Sender<Arc<Published>>,
+    recent: VecDeque<Arc<Published>>,
 }
 
 /// What a new viewer gets first.
@@ -22,13 +40,13 @@ pub enum Start {
     /// The whole map, at its version.
     Snapshot(Box<SeatMap>),
     /// Every change after the viewer's `Last-Event-ID`, oldest first.
-    Replay(Vec<Arc<ChangeEvent>>),
+    Replay(Vec<Arc<Published>>),
 }
 
 /// A viewer's live feed: first `start`, then `changes` with higher versions.
 pub struct Subscription {
     pub start: Start,
-    pub changes: broadcast::Receiver<Arc<ChangeEvent>>,
+    pub changes: broadcast::Receiver<Arc<Published>>,
 }
 
 impl Default for EventHub {
@@ -42,7 +60,8 @@ impl Default for EventHub {
 impl EventHub {
     /// Sends a committed change to every viewer and keeps it for replay.
     pub fn publish(&mut self, event: ChangeEvent) {
-        let event = Arc::new(event);
+        let json = serde_json::to_string(&event).unwrap_or_else(|_| "{}".to_owned());
+        let event = Arc::new(Published { event, json });
         if self.recent.len() == REPLAY_WINDOW {
             self.recent.pop_front();
         }

@@ -17,7 +17,7 @@ use utoipa_axum::routes;
 
 use crate::clock::SharedClock;
 use crate::engine::ShowHandle;
-use crate::engine::events::{Start, Subscription};
+use crate::engine::events::{Published, Start, Subscription};
 use crate::error::AppError;
 use crate::extract::{ApiQuery, Now};
 use crate::limits::ClientAddress;
@@ -105,12 +105,17 @@ struct Feed {
     pending: VecDeque<Event>,
     /// The version the viewer has; older or equal changes are skipped.
     last: i64,
-    changes: Option<tokio::sync::broadcast::Receiver<std::sync::Arc<seat_state::wire::ChangeEvent>>>,
+    changes: Option<tokio::sync::broadcast::Receiver<std::sync::Arc<Published>>>,
 }
 
 fn event(kind: &str, version: i64, data: &impl serde::Serialize) -> Event {
     let json = serde_json::to_string(data).unwrap_or_else(|_| "{}".to_owned());
     Event::default().event(kind).id(version.to_string()).data(json)
+}
+
+/// A change's event, from the JSON its hub wrote once for every viewer.
+fn change_event(change: &Published) -> Event {
+    Event::default().event("change").id(change.version.to_string()).data(&change.json)
 }
 
 impl Feed {
@@ -124,7 +129,7 @@ impl Feed {
                 for change in changes {
                     if change.version > self.last {
                         self.last = change.version;
-                        self.pending.push_back(event("change", change.version, change.as_ref()));
+                        self.pending.push_back(change_event(&change));
                     }
                 }
             }
@@ -147,7 +152,7 @@ impl Feed {
             match received {
                 Ok(change) if change.version > self.last => {
                     self.last = change.version;
-                    return Some(event("change", change.version, change.as_ref()));
+                    return Some(change_event(&change));
                 }
                 Ok(_) => {}
                 // Too slow to keep up: catch up from the replay window or a fresh snapshot.
