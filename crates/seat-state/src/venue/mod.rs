@@ -16,7 +16,7 @@ mod facts;
 mod retire;
 mod slab;
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use crate::hold::{Hold, HoldStatus, HolderId};
@@ -83,8 +83,6 @@ pub struct ShowState {
     hold_index: HashMap<HoldId, usize>,
     /// Per holder, oldest first by creation order.
     by_holder: HashMap<HolderId, Vec<usize>>,
-    /// Stored-`HELD` holds by deadline: the sweep's queue.
-    due: BTreeSet<DueKey>,
     version: i64,
     /// Seat positions by row, in number order: best available's search.
     rows: Vec<Vec<usize>>,
@@ -127,7 +125,6 @@ impl ShowState {
             holds: HoldSlab::default(),
             hold_index: HashMap::new(),
             by_holder: HashMap::new(),
-            due: BTreeSet::new(),
             version: 0,
         }
     }
@@ -226,15 +223,27 @@ impl ShowState {
         !slot.sold && slot.hold.is_none_or(|h| Some(h) == except || !self.holds[h].is_active(now))
     }
 
-    /// Holds due for the expiry sweep: stored `HELD` with a deadline at or
-    /// before `now`, earliest first, at most `limit`. O(limit + log holds).
+    /// Holds due for an expiry: stored `HELD` with a deadline at or before
+    /// `now`, by deadline then id, at most `limit`. O(holds kept): the
+    /// server's sweep reads the store's outbox instead, so no queue is kept
+    /// up to date on the write path for this.
     pub fn expired_holds(&self, now: ServerMillis, limit: usize) -> Vec<(HoldId, ServerMillis)> {
-        self.due.range(..after(now)).take(limit).map(|(deadline, id)| (id.clone(), *deadline)).collect()
+        let mut due: Vec<DueKey> = self.stored_held().filter(|(deadline, _)| *deadline <= now).collect();
+        due.sort_unstable();
+        due.into_iter().take(limit).map(|(deadline, id)| (id, deadline)).collect()
     }
 
-    /// The earliest deadline of a stored-`HELD` hold: when the sweep has work.
+    /// The earliest deadline of a stored-`HELD` hold. O(holds kept).
     pub fn next_deadline(&self) -> Option<ServerMillis> {
-        self.due.first().map(|(deadline, _)| *deadline)
+        self.stored_held().map(|(deadline, _)| deadline).min()
+    }
+
+    fn stored_held(&self) -> impl Iterator<Item = DueKey> + '_ {
+        self.holds
+            .iter()
+            .map(|kept| &kept.hold)
+            .filter(|hold| hold.stored_status == HoldStatus::Held)
+            .map(|hold| (hold.expires_at, hold.id.clone()))
     }
 
     /// Adds a hold read back from storage, in any order; sold seats come
@@ -384,7 +393,7 @@ impl ShowState {
         }
     }
 
-    /// Adds a stored-`HELD` hold's deadline to its areas and the sweep queue.
+    /// Adds a stored-`HELD` hold's deadline to its areas.
     fn link_deadline(&mut self, at: usize) {
         let hold = &self.holds[at];
         let key = (hold.expires_at, hold.id.clone());
@@ -393,7 +402,6 @@ impl ShowState {
                 self.areas[a].holds.insert(key.clone(), (quantity.get(), at));
             }
         }
-        self.due.insert(key);
     }
 
     fn unlink_deadline(&mut self, at: usize) {
@@ -404,6 +412,5 @@ impl ShowState {
                 self.areas[a].holds.remove(&key);
             }
         }
-        self.due.remove(&key);
     }
 }
