@@ -75,7 +75,9 @@ pub async fn run(plan: &Plan, tokens: Vec<String>) -> anyhow::Result<Report> {
             while Instant::now() < deadline {
                 let token = &tokens[rng.usize(..tokens.len())];
                 let body = match plan.workload {
-                    Workload::Time => anyhow::bail!("the time workload makes no holds"),
+                    Workload::Time | Workload::Onsale => {
+                        anyhow::bail!("the {} workload makes no holds here", plan.workload.name())
+                    }
                     Workload::Churn => Bytes::from(format!("{{\"seats\":[\"S{}\"]}}", rng.usize(..plan.seats))),
                     Workload::Sale => {
                         let places = rng.usize(1..=2);

@@ -13,6 +13,11 @@
 //!   (holds, then their expiries), as on sale day.
 //! - `time`: `GET /api/time` only, over the same connections: the ceiling
 //!   HTTP alone puts on this machine, for the others to be read against.
+//! - `onsale`: issue 26's on-sale minute on the demo arena (`onsale/mod.rs`):
+//!   `--customers N` arriving over `--seconds`, each keeping a live stream
+//!   open; `--pids P[,P…]` names the server processes (CPU, memory),
+//!   `--label`, `--save FILE` and `--beside FILE` put two runs side by side,
+//!   `--sample-every N`, `--alone-seconds N`, `--probes N`, `--map-query Q`.
 //!
 //! With several base URLs (processes on one database) connection `i` sends
 //! every request to base `i mod n`: a session made on one process is used on
@@ -22,6 +27,7 @@ mod audit;
 mod http;
 mod load;
 mod metrics;
+mod onsale;
 mod sold;
 
 use std::time::Duration;
@@ -37,6 +43,8 @@ pub enum Workload {
     Churn,
     /// Plain `GET /api/time`: no decision, no show, no session.
     Time,
+    /// The on-sale minute on the demo arena (`onsale`).
+    Onsale,
 }
 
 impl Workload {
@@ -45,6 +53,7 @@ impl Workload {
             Self::Sale => "sale",
             Self::Churn => "churn",
             Self::Time => "time",
+            Self::Onsale => "onsale",
         }
     }
 
@@ -53,7 +62,7 @@ impl Workload {
         match self {
             Self::Sale => 30,
             Self::Churn => 5,
-            Self::Time => 0,
+            Self::Time | Self::Onsale => 0,
         }
     }
 }
@@ -69,6 +78,7 @@ pub struct Plan {
     pub duration: Duration,
     pub seats: usize,
     pub floor: u32,
+    pub onsale: onsale::Options,
 }
 
 impl Plan {
@@ -79,8 +89,9 @@ impl Plan {
 }
 
 const SHOW_ID: &str = "flash-sale";
-const USAGE: &str = "usage: flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn|time] [--sessions N] \
-                     [--concurrency N] [--seconds N]";
+const USAGE: &str = "usage: flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn|time|onsale] \
+                     [--sessions N | --customers N] [--concurrency N] [--seconds N] [--pids P,P] [--label L] \
+                     [--save FILE] [--beside FILE] [--sample-every N] [--alone-seconds N] [--probes N] [--map-query Q]";
 
 fn parse_args() -> anyhow::Result<(Plan, String)> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -96,6 +107,7 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
         duration: Duration::from_secs(10),
         seats: 20_000,
         floor: 5_000,
+        onsale: onsale::Options::default(),
     };
     for pair in rest.chunks(2) {
         let [flag, value] = pair else { anyhow::bail!("{pair:?} needs a value") };
@@ -105,10 +117,21 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
                     "sale" => Workload::Sale,
                     "churn" => Workload::Churn,
                     "time" => Workload::Time,
-                    other => anyhow::bail!("--workload is sale, churn or time, not {other:?}"),
+                    "onsale" => Workload::Onsale,
+                    other => anyhow::bail!("--workload is sale, churn, time or onsale, not {other:?}"),
                 }
             }
-            "--sessions" => plan.sessions = value.parse()?,
+            "--sessions" | "--customers" => plan.sessions = value.parse()?,
+            "--pids" => {
+                plan.onsale.pids = value.split(',').map(str::parse).collect::<Result<_, _>>()?;
+            }
+            "--label" => plan.onsale.label = value.clone(),
+            "--save" => plan.onsale.save = Some(value.into()),
+            "--beside" => plan.onsale.beside = Some(value.into()),
+            "--sample-every" => plan.onsale.sample_every = value.parse()?,
+            "--alone-seconds" => plan.onsale.alone_seconds = value.parse()?,
+            "--probes" => plan.onsale.probes = value.parse()?,
+            "--map-query" => plan.onsale.map_query = value.clone(),
             "--concurrency" => plan.concurrency = value.parse()?,
             "--seconds" => plan.duration = Duration::from_secs(value.parse()?),
             other => anyhow::bail!("unknown flag {other}\n{USAGE}"),
@@ -124,6 +147,9 @@ async fn main() -> anyhow::Result<()> {
     let client = reqwest::Client::builder().pool_max_idle_per_host(plan.concurrency).build()?;
     if plan.workload == Workload::Time {
         return load::ceiling(&plan).await.map(|report| report.print_ceiling(&plan));
+    }
+    if plan.workload == Workload::Onsale {
+        return onsale::run(&plan, &plan.onsale).await;
     }
     let before = metrics::scrape(&client, &plan).await?;
     create_show(&client, &plan, &admin_token).await?;
@@ -150,7 +176,7 @@ async fn create_show(client: &reqwest::Client, plan: &Plan, admin_token: &str) -
     // Churn: sessions are picked at random for each request, so a few hold
     // more than two seats at once now and then; 4 keeps 429s rare.
     let max_holds = match plan.workload {
-        Workload::Sale | Workload::Time => 2,
+        Workload::Sale | Workload::Time | Workload::Onsale => 2,
         Workload::Churn => 4,
     };
     let show = json!({

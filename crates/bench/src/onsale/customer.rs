@@ -1,0 +1,160 @@
+//! One customer of the storm: loads the arena's page, definition and seat
+//! map, samples the clock three times, starts a session, opens the live
+//! stream (kept open until the storm ends), holds two best-available
+//! seats and confirms 60 % of its holds, as the web app does.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use hyper::Method;
+use hyper::body::Bytes;
+use hyper::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, HeaderName, HeaderValue};
+
+use super::steps::{Latencies, Step};
+use super::stream::{self, Ask};
+use super::{Held, SHOW, Storm};
+use crate::http::{Answer, Connection, bearer};
+
+/// What the storm's customers send, as a browser does.
+fn accept_encoding() -> (HeaderName, HeaderValue) {
+    (ACCEPT_ENCODING, HeaderValue::from_static("br, gzip"))
+}
+
+/// What one visit came to.
+pub enum Visit {
+    Held(Held),
+    /// `409 not_enough_seats`: no pair left, an answer.
+    SoldOut,
+}
+
+/// Runs customer `n`'s visit and records it.
+pub async fn visit(storm: Arc<Storm>, n: usize) {
+    let mut latencies = Latencies::default();
+    let outcome = steps(&storm, n, &mut latencies).await;
+    storm.record(latencies, outcome);
+}
+
+async fn steps(storm: &Storm, n: usize, latencies: &mut Latencies) -> anyhow::Result<Visit> {
+    let pool = storm.pool(n);
+    let mut connection = pool.take().await.map_err(|error| anyhow::anyhow!("connect: {error}"))?;
+    let outcome = requests(storm, n, &mut connection, latencies).await;
+    pool.give(connection);
+    outcome
+}
+
+async fn requests(
+    storm: &Storm,
+    n: usize,
+    connection: &mut Connection,
+    latencies: &mut Latencies,
+) -> anyhow::Result<Visit> {
+    let compressed = [accept_encoding()];
+    let page = [accept_encoding(), (ACCEPT, HeaderValue::from_static("text/html"))];
+    let first = Instant::now();
+    let mut get = async |step: Step, path: &str, headers: &[(HeaderName, HeaderValue)]| {
+        call(connection, latencies, step, Method::GET, path, headers, None, 200).await
+    };
+    get(Step::Page, &format!("/shows/{SHOW}"), &page).await?;
+    get(Step::Definition, &format!("/api/shows/{SHOW}"), &compressed).await?;
+    get(Step::SeatMap, &format!("/api/shows/{SHOW}/seats{}", storm.map_query), &compressed).await?;
+    latencies.add(Step::PageDefinitionMap, first);
+    for _ in 0..3 {
+        call(connection, latencies, Step::Time, Method::GET, "/api/time", &compressed, None, 200).await?;
+    }
+    let session =
+        call(connection, latencies, Step::Session, Method::POST, "/api/sessions", &compressed, None, 201).await?;
+    let session = session.json();
+    let token = session["token"].as_str().ok_or_else(|| anyhow::anyhow!("session: no token"))?.to_owned();
+
+    let sent = Instant::now();
+    let (head, task) = stream::open(Ask {
+        base: storm.pool(n).base().to_owned(),
+        path: format!("/api/shows/{SHOW}/events{}", storm.map_query),
+        token: token.clone(),
+        sample: n % storm.sample_every == 0,
+        seats: Arc::clone(&storm.seats),
+        stop: storm.stop.subscribe(),
+        open: Arc::clone(&storm.open),
+        arrivals: Arc::clone(&storm.arrivals),
+    });
+    storm.keep_stream(task);
+    match tokio::time::timeout(Duration::from_secs(60), head).await {
+        Ok(Ok(Ok(200))) => latencies.add(Step::Stream, sent),
+        Ok(Ok(Ok(status))) => anyhow::bail!("stream: status {status}"),
+        Ok(Ok(Err(error))) => anyhow::bail!("stream: {error}"),
+        Ok(Err(_)) => anyhow::bail!("stream: ended before its head"),
+        Err(_) => anyhow::bail!("stream: no head in 60 s"),
+    }
+
+    let auth = [accept_encoding(), (AUTHORIZATION, bearer(&token)?)];
+    let open_streams = storm.open.load(std::sync::atomic::Ordering::Relaxed);
+    let sent = Instant::now();
+    let body = Bytes::from_static(br#"{"best":{"count":2}}"#);
+    let holds = format!("/api/shows/{SHOW}/holds");
+    let answer = send(connection, latencies, Step::Hold, Method::POST, &holds, &auth, Some(body)).await?;
+    let answered = Instant::now();
+    let hold = answer.json();
+    if answer.status == 409 && hold["error"] == "not_enough_seats" {
+        return Ok(Visit::SoldOut);
+    }
+    check(Step::Hold, &answer, 201)?;
+    let hold_id = hold["holdId"].as_str().unwrap_or_default().to_owned();
+    let seats: Vec<String> =
+        hold["seats"].as_array().into_iter().flatten().filter_map(|s| s.as_str().map(str::to_owned)).collect();
+    let mut held = Held { token, hold_id, seats, sent, answered, open_streams, confirmed: false, released: false };
+    if fastrand::Rng::with_seed(n as u64).u8(..100) < 60 {
+        let confirm = format!("/api/holds/{}/confirm", held.hold_id);
+        call(connection, latencies, Step::Confirm, Method::POST, &confirm, &auth, None, 200).await?;
+        held.confirmed = true;
+    }
+    Ok(Visit::Held(held))
+}
+
+/// Sends a request, times it and counts its bytes under `step`.
+pub async fn send(
+    connection: &mut Connection,
+    latencies: &mut Latencies,
+    step: Step,
+    method: Method,
+    path: &str,
+    headers: &[(HeaderName, HeaderValue)],
+    body: Option<Bytes>,
+) -> anyhow::Result<Answer> {
+    let (sent, before) = (Instant::now(), connection.received());
+    let answer = connection
+        .send_with(method, path, headers, body)
+        .await
+        .map_err(|error| anyhow::anyhow!("{}: {error}", step.key()))?;
+    latencies.add(step, sent);
+    latencies.add_bytes(step, connection.received() - before);
+    Ok(answer)
+}
+
+/// [`send`], then the answer when its status is `wanted` (else an error).
+#[allow(clippy::too_many_arguments)]
+pub async fn call(
+    connection: &mut Connection,
+    latencies: &mut Latencies,
+    step: Step,
+    method: Method,
+    path: &str,
+    headers: &[(HeaderName, HeaderValue)],
+    body: Option<Bytes>,
+    wanted: u16,
+) -> anyhow::Result<Answer> {
+    let answer = send(connection, latencies, step, method, path, headers, body).await?;
+    check(step, &answer, wanted)?;
+    Ok(answer)
+}
+
+/// An error naming the step, the status and the body's error code.
+fn check(step: Step, answer: &Answer, wanted: u16) -> anyhow::Result<()> {
+    let status = answer.status;
+    anyhow::ensure!(
+        status == wanted,
+        "{}: status {status} {}",
+        step.key(),
+        answer.json()["error"].as_str().unwrap_or("")
+    );
+    Ok(())
+}

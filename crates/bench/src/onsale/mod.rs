@@ -1,0 +1,283 @@
+//! `flash-sale … --workload onsale`: the on-sale minute of issue 26 against
+//! running processes serving the demo arena (`seathold serve --demo --web
+//! DIST`, rate limits off, stream caps raised). In order:
+//!
+//! 1. the plain-HTTP ceiling (`GET /api/time`) and cold arena page loads per
+//!    second (page + definition + `seats?only=taken`, compressed), each
+//!    measured alone for a few seconds;
+//! 2. the storm: `--customers` customers arriving evenly over `--seconds`,
+//!    each as `customer.rs` says, every live stream kept open;
+//! 3. once the streams are quiet, with every stream open: the servers'
+//!    resident memory, then a probe (releases one at a time, to time the
+//!    fan-out of one change to every open stream);
+//! 4. the audit of the final map against what customers were told;
+//! 5. the figures, each with its target (`figures.rs`).
+//!
+//! Server CPU and memory come from `/proc/<pid>` of `--pids`.
+
+mod audit;
+mod cold;
+mod customer;
+mod fanout;
+mod figures;
+mod pool;
+mod process;
+mod steps;
+mod stream;
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use pool::Pool;
+use steps::Latencies;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::Plan;
+
+/// The demo's arena: 20,000 seats.
+pub const SHOW: &str = "demo-arena";
+
+/// What the on-sale run is asked for, beyond the plan's bases and customers.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The server processes, for `/proc/<pid>`.
+    pub pids: Vec<u32>,
+    /// One stream in this many parses its events (fan-out sample).
+    pub sample_every: usize,
+    /// Seconds each of the measured-alone phases runs.
+    pub alone_seconds: u64,
+    /// The seat map's and stream's query (API.md v3: `?only=taken`).
+    pub map_query: String,
+    /// This run's name in the figures, e.g. "SQLite, 1 process".
+    pub label: String,
+    /// Where to save the figures (JSON), for a later run to print beside.
+    pub save: Option<std::path::PathBuf>,
+    /// Figures saved by an earlier run, printed beside this run's.
+    pub beside: Option<std::path::PathBuf>,
+    /// Releases timed after the storm with every stream open.
+    pub probes: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            pids: Vec::new(),
+            sample_every: 100,
+            alone_seconds: 5,
+            map_query: "?only=taken".to_owned(),
+            label: "this run".to_owned(),
+            save: None,
+            beside: None,
+            probes: 20,
+        }
+    }
+}
+
+/// A customer's `201` hold, as it was told.
+#[derive(Debug, Clone)]
+pub struct Held {
+    pub token: String,
+    pub hold_id: String,
+    pub seats: Vec<String>,
+    pub sent: Instant,
+    pub answered: Instant,
+    /// Streams open when it was sent.
+    pub open_streams: usize,
+    pub confirmed: bool,
+    /// Released by the probe after the storm.
+    pub released: bool,
+}
+
+/// What the customers were told, gathered as they finish.
+#[derive(Default)]
+pub struct Told {
+    pub latencies: Latencies,
+    /// Error → how many customers it ended.
+    pub errors: BTreeMap<String, u64>,
+    pub holds: Vec<Held>,
+    pub sold_out: u64,
+    pub finished: u64,
+}
+
+/// Shared by every customer of one storm.
+pub struct Storm {
+    pools: Vec<Pool>,
+    seats: Arc<HashMap<String, u32>>,
+    stop: watch::Sender<bool>,
+    open: Arc<AtomicUsize>,
+    arrivals: Arc<AtomicU64>,
+    sample_every: usize,
+    map_query: String,
+    told: Mutex<Told>,
+    streams: Mutex<Vec<JoinHandle<stream::Seen>>>,
+}
+
+impl Storm {
+    /// Customer `n`'s process: all its requests and its stream go there.
+    fn pool(&self, n: usize) -> &Pool {
+        &self.pools[n % self.pools.len()]
+    }
+
+    fn keep_stream(&self, task: JoinHandle<stream::Seen>) {
+        if let Ok(mut streams) = self.streams.lock() {
+            streams.push(task);
+        }
+    }
+
+    fn record(&self, latencies: Latencies, outcome: anyhow::Result<customer::Visit>) {
+        let Ok(mut told) = self.told.lock() else { return };
+        told.latencies.extend(latencies);
+        told.finished += 1;
+        match outcome {
+            Ok(customer::Visit::Held(held)) => told.holds.push(held),
+            Ok(customer::Visit::SoldOut) => told.sold_out += 1,
+            Err(error) => *told.errors.entry(error.to_string()).or_default() += 1,
+        }
+    }
+}
+
+/// Runs every phase and prints the figures.
+pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
+    let open_files = process::raise_open_files()?;
+    println!(
+        "on-sale storm ({}) on {}: {} customers over {} s against {}; generator's open-file limit {open_files}",
+        options.label,
+        process::machine(),
+        plan.sessions,
+        plan.duration.as_secs(),
+        plan.bases.join(", ")
+    );
+    let seats = Arc::new(seat_index(&plan.bases[0]).await?);
+    let mut figures = figures::Figures::new(&options.label, plan.sessions);
+    let alone = Duration::from_secs(options.alone_seconds);
+    let ceiling = crate::load::ceiling(&Plan { duration: alone, ..plan.clone() }).await?;
+    let time_per_second = ceiling.hold_micros.len() as f64 / ceiling.elapsed.as_secs_f64();
+    figures.ceiling(time_per_second, plan.concurrency);
+    let loads = cold::page_loads(&plan.bases, plan.concurrency, alone, &options.map_query).await?;
+    figures.cold_loads(&loads, time_per_second, plan.concurrency);
+
+    let (stop, _) = watch::channel(false);
+    let storm = Arc::new(Storm {
+        pools: plan.bases.iter().map(|base| Pool::new(base)).collect(),
+        seats,
+        stop,
+        open: Arc::default(),
+        arrivals: Arc::default(),
+        sample_every: options.sample_every.max(1),
+        map_query: options.map_query.clone(),
+        told: Mutex::default(),
+        streams: Mutex::default(),
+    });
+    let (rss_before, cpu_before, own_before) =
+        (process::resident_bytes(&options.pids)?, process::cpu_seconds(&options.pids)?, process::own_cpu_seconds()?);
+    let storm_started = Instant::now();
+    let lateness = arrive(&storm, plan.sessions, plan.duration).await;
+    quiet(&storm).await;
+    let storm_seconds = storm_started.elapsed().as_secs_f64();
+    let (rss_open, cpu_after, own_after) =
+        (process::resident_bytes(&options.pids)?, process::cpu_seconds(&options.pids)?, process::own_cpu_seconds()?);
+    let open_streams = storm.open.load(Ordering::Relaxed);
+    let probes = fanout::probe(&storm, options.probes).await;
+    quiet(&storm).await;
+
+    let mut told = std::mem::take(&mut *storm.told.lock().map_err(|_| anyhow::anyhow!("a customer panicked"))?);
+    for probe in &probes {
+        if let Some(held) = told.holds.iter_mut().find(|held| held.hold_id == probe.hold_id) {
+            held.released = true;
+        }
+    }
+    let audit = audit::check(&plan.bases, &told.holds).await;
+    storm.stop.send_replace(true);
+    let tasks = std::mem::take(&mut *storm.streams.lock().map_err(|_| anyhow::anyhow!("a customer panicked"))?);
+    let mut seen = Vec::with_capacity(tasks.len());
+    for task in tasks {
+        seen.push(task.await?);
+    }
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let rss_closed = process::resident_bytes(&options.pids)?;
+
+    figures.storm(&figures::Storm {
+        told: &told,
+        seen: &seen,
+        seconds: storm_seconds,
+        lateness,
+        open_streams,
+        cpu_seconds: cpu_after - cpu_before,
+        generator_cpu_seconds: own_after - own_before,
+        rss: [rss_before, rss_open, rss_closed],
+        storm_fan_out: fanout::of_holds(&told.holds, &seen, &storm.seats),
+        probe_fan_out: fanout::of_probes(&probes, &seen, &storm.seats),
+        probes: probes.len(),
+        request_connections: storm.pools.iter().map(Pool::idle).sum(),
+        sample_every: storm.sample_every,
+        audit,
+    });
+    figures.print();
+    if let Some(path) = &options.save {
+        figures.save(path)?;
+    }
+    if let Some(path) = &options.beside {
+        figures.print_beside(path)?;
+    }
+    Ok(())
+}
+
+/// The arena's seat ids, numbered: sample streams note seats by number.
+async fn seat_index(base: &str) -> anyhow::Result<HashMap<String, u32>> {
+    let show: serde_json::Value =
+        reqwest::get(format!("{base}/api/shows/{SHOW}")).await?.error_for_status()?.json().await?;
+    let ids = show["seats"].as_array().into_iter().flatten().filter_map(|seat| seat["id"].as_str());
+    Ok(ids.zip(0..).map(|(id, n)| (id.to_owned(), n)).collect())
+}
+
+/// Starts customer `n` at `n / customers` of `window`, prints progress every
+/// 10 s, and waits for every visit; the latest any customer started after
+/// its time (the generator falling behind).
+async fn arrive(storm: &Arc<Storm>, customers: usize, window: Duration) -> Duration {
+    let started = Instant::now();
+    let mut visits = Vec::with_capacity(customers);
+    let mut lateness = Duration::ZERO;
+    let mut next_report = started + Duration::from_secs(10);
+    for n in 0..customers {
+        let at = started + window.mul_f64(n as f64 / customers as f64);
+        tokio::time::sleep_until(at.into()).await;
+        lateness = lateness.max(at.elapsed());
+        visits.push(tokio::spawn(customer::visit(Arc::clone(storm), n)));
+        if Instant::now() >= next_report {
+            next_report += Duration::from_secs(10);
+            progress(storm, started, n + 1);
+        }
+    }
+    for visit in visits {
+        drop(visit.await);
+    }
+    progress(storm, started, customers);
+    lateness
+}
+
+fn progress(storm: &Storm, started: Instant, arrived: usize) {
+    let (finished, errors) = storm.told.lock().map_or((0, 0), |told| (told.finished, told.errors.values().sum()));
+    println!(
+        "    {:>5.1} s: {arrived} customers arrived, {finished} finished, {} streams open, {errors} errors",
+        started.elapsed().as_secs_f64(),
+        storm.open.load(Ordering::Relaxed)
+    );
+}
+
+/// Waits until the sample streams have noted nothing new for 2 s (at most
+/// 60 s): every change has reached them.
+async fn quiet(storm: &Storm) {
+    let started = Instant::now();
+    let mut last = storm.arrivals.load(Ordering::Relaxed);
+    let mut still_since = Instant::now();
+    while still_since.elapsed() < Duration::from_secs(2) && started.elapsed() < Duration::from_secs(60) {
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let now = storm.arrivals.load(Ordering::Relaxed);
+        if now != last {
+            (last, still_since) = (now, Instant::now());
+        }
+    }
+}
