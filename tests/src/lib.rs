@@ -13,6 +13,7 @@ pub mod audit;
 pub mod browser;
 pub mod cdp;
 pub mod customer;
+pub mod first_render;
 pub mod postgres;
 pub mod server;
 

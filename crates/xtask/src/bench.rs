@@ -8,6 +8,7 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+mod onsale;
 mod sale_sqlite;
 
 use crate::postgres::TestPostgres;
@@ -21,10 +22,23 @@ enum Database {
     Postgres,
 }
 
-/// `bench [sale|web] [--database sqlite|postgres] [FLAGS]`: the flash sale
-/// (flags go to `flash-sale`), the web build in headless Chromium, or
-/// (without a name) both.
+/// `bench [sale|web|onsale] [--database sqlite|postgres] [FLAGS]`: the flash
+/// sale (flags go to `flash-sale`), the web build in headless Chromium, the
+/// on-sale minute (`bench/onsale.rs`), or (without a name) the first two.
 pub fn bench(args: &[String]) -> Result<(), String> {
+    if args.first().is_some_and(|name| name == "onsale") {
+        let step = Step::start("release build: seathold and flash-sale");
+        run_checked(tool("cargo").args([
+            "build",
+            "--release",
+            "--package",
+            "seathold-server",
+            "--package",
+            "seathold-bench",
+        ]))?;
+        step.done()?;
+        return onsale::run(&args[1..]);
+    }
     let (sale, web, extra) = match args.first().map(String::as_str) {
         Some("sale") => (true, false, &args[1..]),
         Some("web") => (false, true, &args[1..]),
@@ -263,12 +277,22 @@ pub(crate) struct Servers {
 
 impl Servers {
     pub(crate) fn start(database: &str, count: usize) -> Result<Self, String> {
+        Self::start_with(database, count, &[])
+    }
+
+    /// [`Servers::start`] with more `serve` flags, each process allowed as
+    /// many open files as the system lets it (a socket per live stream).
+    pub(crate) fn start_with(database: &str, count: usize, flags: &[&str]) -> Result<Self, String> {
         let admin_token = format!("bench-{}-{}", std::process::id(), database.len());
         let mut servers = Self { children: Vec::new(), bases: Vec::new(), admin_token };
         for n in 1..=count {
-            let mut server = Command::new(target_dir().join("release").join("seathold"))
+            // `exec` keeps the server's pid the child's, for signals and /proc.
+            let mut server = Command::new("sh")
+                .args(["-c", "ulimit -n \"$(ulimit -Hn)\"; exec \"$0\" \"$@\""])
+                .arg(target_dir().join("release").join("seathold"))
                 // The load comes from one address: rate limits would measure themselves.
                 .args(["serve", "--addr", "127.0.0.1:0", "--database", database, "--rate-limits", "off"])
+                .args(flags)
                 .env("SEATHOLD_ADMIN_TOKEN", &servers.admin_token)
                 .env("RUST_LOG", "warn")
                 .stdout(Stdio::piped())
@@ -293,6 +317,13 @@ impl Servers {
             servers.bases.push(base);
         }
         Ok(servers)
+    }
+}
+
+impl Servers {
+    /// The processes' ids, for `/proc/<pid>`.
+    pub(crate) fn pids(&self) -> Vec<u32> {
+        self.children.iter().map(Child::id).collect()
     }
 }
 

@@ -71,7 +71,7 @@ async fn requests(
         base: storm.pool(n).base().to_owned(),
         path: format!("/api/shows/{SHOW}/events{}", storm.map_query),
         token: token.clone(),
-        sample: n % storm.sample_every == 0,
+        sample: n.is_multiple_of(storm.sample_every),
         seats: Arc::clone(&storm.seats),
         stop: storm.stop.subscribe(),
         open: Arc::clone(&storm.open),

@@ -1,0 +1,134 @@
+//! `cargo xtask bench onsale`: issue 26's on-sale minute, every figure with
+//! its target, on this machine, in one run:
+//!
+//! 1. the arena's seats live in headless Chromium, cold, unthrottled and on
+//!    an emulated 4G link, beside the plain-DOM baseline
+//!    (`tests/benches/onsale.rs`);
+//! 2. the storm (`flash-sale --workload onsale`) against one release
+//!    process on a fresh SQLite file;
+//! 3. the same against `--processes` processes (2 by default) on one
+//!    throwaway PostgreSQL, printed side by side with the SQLite run.
+//!
+//! Flags: `--customers N` (10,000), `--seconds N` (60: the arrival window),
+//! `--database sqlite|postgres` (only that storm), `--processes N`,
+//! `--no-browser`; others go to `flash-sale` as they are (`--sample-every`,
+//! `--probes`, `--alone-seconds`).
+
+use std::path::Path;
+
+use super::{Servers, flash_sale_json};
+use crate::postgres::TestPostgres;
+use crate::run::{Step, build_web, output_of, run_checked, target_dir, tool, web_dist};
+
+/// What the run is asked for.
+struct Ask {
+    customers: String,
+    seconds: String,
+    sqlite: bool,
+    postgres: bool,
+    processes: usize,
+    browser: bool,
+    /// Flags passed to `flash-sale` as they are.
+    rest: Vec<String>,
+}
+
+fn parse(args: &[String]) -> Result<Ask, String> {
+    let mut ask = Ask {
+        customers: "10000".into(),
+        seconds: "60".into(),
+        sqlite: true,
+        postgres: true,
+        processes: 2,
+        browser: true,
+        rest: Vec::new(),
+    };
+    let mut flags = args.iter();
+    while let Some(flag) = flags.next() {
+        let mut value = || flags.next().cloned().ok_or_else(|| format!("{flag} needs a value"));
+        match flag.as_str() {
+            "--customers" => ask.customers = value()?,
+            "--seconds" => ask.seconds = value()?,
+            "--processes" => ask.processes = value()?.parse().map_err(|_| "--processes needs a number")?,
+            "--no-browser" => ask.browser = false,
+            "--database" => match value()?.as_str() {
+                "sqlite" => ask.postgres = false,
+                "postgres" | "postgresql" => ask.sqlite = false,
+                other => return Err(format!("--database is sqlite or postgres, not {other:?}")),
+            },
+            _ => ask.rest.push(flag.clone()),
+        }
+    }
+    Ok(ask)
+}
+
+/// Runs what `args` ask for; the release server and `flash-sale` are built.
+pub fn run(args: &[String]) -> Result<(), String> {
+    let ask = parse(args)?;
+    crate::install::setup(crate::install::For::Test)?;
+    build_web()?;
+    let date = output_of(tool("date").args(["-u", "+%Y-%m-%d %H:%M UTC"])).unwrap_or_default();
+    let cores = output_of(&mut tool("nproc")).unwrap_or_default();
+    let cpu = output_of(tool("grep").args(["-m1", "model name", "/proc/cpuinfo"])).unwrap_or_default();
+    let cpu = cpu.split_once(':').map_or(cpu.as_str(), |(_, model)| model.trim()).to_owned();
+    println!(
+        "==> bench onsale on {cores} cores ({cpu}), {date}; the generator and browser share these cores with the server"
+    );
+    if ask.browser {
+        browser()?;
+    }
+    let data = std::env::temp_dir().join(format!("seathold-onsale-{}", std::process::id()));
+    std::fs::create_dir_all(&data).map_err(|e| format!("{}: {e}", data.display()))?;
+    let outcome = storms(&ask, &data);
+    let _ = std::fs::remove_dir_all(&data);
+    outcome
+}
+
+/// The arena in headless Chromium: cold loads, unthrottled and on 4G.
+fn browser() -> Result<(), String> {
+    let step = Step::start("the arena in headless Chromium, cold, unthrottled and on 4G (tests/benches/onsale.rs)");
+    run_checked(
+        tool("cargo")
+            .args(["bench", "--package", "seathold-system-tests", "--bench", "onsale"])
+            .env("SEATHOLD_BIN", target_dir().join("release").join("seathold"))
+            .env("SEATHOLD_WEB_DIST", web_dist()),
+    )?;
+    step.done()
+}
+
+fn storms(ask: &Ask, data: &Path) -> Result<(), String> {
+    let saved = data.join("sqlite-figures.json");
+    if ask.sqlite {
+        let database = format!("sqlite:{}", data.join("onsale.db").display());
+        storm(ask, &database, 1, "SQLite, 1 process", &["--save".into(), saved.display().to_string()])?;
+    }
+    if ask.postgres {
+        if crate::install::postgres_bin().is_none() {
+            println!("    PostgreSQL is not installed: no PostgreSQL storm (`cargo xtask setup --test` installs it)");
+            return Ok(());
+        }
+        let postgres = TestPostgres::start()?;
+        let database = postgres.create_database("seathold_onsale")?;
+        let beside = if saved.exists() { vec!["--beside".into(), saved.display().to_string()] } else { Vec::new() };
+        let label = format!("PostgreSQL, {} process{}", ask.processes, if ask.processes == 1 { "" } else { "es" });
+        storm(ask, &database, ask.processes, &label, &beside)?;
+    }
+    Ok(())
+}
+
+/// One storm against `processes` fresh servers on `database`.
+fn storm(ask: &Ask, database: &str, processes: usize, label: &str, extra: &[String]) -> Result<(), String> {
+    let caps = (ask.customers.parse::<usize>().unwrap_or(10_000) * 2).max(20_000).to_string();
+    let web = web_dist().display().to_string();
+    let serve: Vec<&str> = vec!["--web", &web, "--demo", "--max-streams", &caps, "--max-streams-per-address", &caps];
+    let servers = Servers::start_with(database, processes, &serve)?;
+    let step = Step::start(&format!("on-sale storm, {label}, against {}", servers.bases.join(", ")));
+    let pids: Vec<String> = servers.pids().iter().map(u32::to_string).collect();
+    let mut flags: Vec<String> =
+        ["--workload", "onsale", "--customers", &ask.customers, "--seconds", &ask.seconds].map(str::to_owned).to_vec();
+    flags.extend(["--pids".into(), pids.join(","), "--label".into(), label.into()]);
+    flags.extend(extra.iter().cloned());
+    flags.extend(ask.rest.iter().cloned());
+    flash_sale_json(&servers, &flags)?;
+    drop(servers);
+    step.done()
+}
