@@ -24,6 +24,7 @@ use tokio::net::TcpStream;
 /// One connection to one server.
 pub struct Connection {
     sender: SendRequest<Full<Bytes>>,
+    base: String,
     host: HeaderValue,
     /// Every byte the server sent on this connection: headers, framing, bodies.
     received: Arc<AtomicU64>,
@@ -52,7 +53,21 @@ impl Connection {
             // Ends when the sender is dropped or the server closes.
             drop(connection.await);
         });
-        Ok(Self { sender, host: HeaderValue::from_str(authority)?, received })
+        Ok(Self { sender, base: base.to_owned(), host: HeaderValue::from_str(authority)?, received })
+    }
+
+    /// Connects again when the server has closed this connection (it closes
+    /// kept-alive connections idle longer than its header timeout, and a
+    /// browser then opens another); whether it did.
+    pub async fn reopen_if_closed(&mut self) -> anyhow::Result<bool> {
+        if self.is_open() {
+            return Ok(false);
+        }
+        let received = self.received();
+        *self = Self::open(&self.base).await?;
+        // The byte count goes on across connections.
+        self.received.fetch_add(received, Ordering::Relaxed);
+        Ok(true)
     }
 
     /// Bytes received on this connection so far.

@@ -17,7 +17,8 @@
 //!   `--customers N` arriving over `--seconds`, each keeping a live stream
 //!   open; `--pids P[,P…]` names the server processes (CPU, memory),
 //!   `--label`, `--save FILE` and `--beside FILE` put two runs side by side,
-//!   `--sample-every N`, `--alone-seconds N`, `--probes N`, `--map-query Q`.
+//!   `--sample-every N`, `--alone-seconds N`, `--alone-bases URL[,URL…]`,
+//!   `--probes N`, `--map-query Q`.
 //!
 //! With several base URLs (processes on one database) connection `i` sends
 //! every request to base `i mod n`: a session made on one process is used on
@@ -91,7 +92,7 @@ impl Plan {
 const SHOW_ID: &str = "flash-sale";
 const USAGE: &str = "usage: flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn|time|onsale] \
                      [--sessions N | --customers N] [--concurrency N] [--seconds N] [--pids P,P] [--label L] \
-                     [--save FILE] [--beside FILE] [--sample-every N] [--alone-seconds N] [--probes N] [--map-query Q]";
+                     [--save FILE] [--beside FILE] [--sample-every N] [--alone-seconds N] [--alone-bases URLS] [--probes N] [--map-query Q]";
 
 fn parse_args() -> anyhow::Result<(Plan, String)> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -132,6 +133,10 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
             "--alone-seconds" => plan.onsale.alone_seconds = value.parse()?,
             "--probes" => plan.onsale.probes = value.parse()?,
             "--map-query" => plan.onsale.map_query = value.clone(),
+            "--alone-bases" => {
+                let bases = value.split(',').map(|base| base.trim_end_matches('/').to_owned()).collect();
+                plan.onsale.alone_bases = Some(bases);
+            }
             "--concurrency" => plan.concurrency = value.parse()?,
             "--seconds" => plan.duration = Duration::from_secs(value.parse()?),
             other => anyhow::bail!("unknown flag {other}\n{USAGE}"),

@@ -120,11 +120,20 @@ pub async fn send(
     headers: &[(HeaderName, HeaderValue)],
     body: Option<Bytes>,
 ) -> anyhow::Result<Answer> {
+    let fail = |error: anyhow::Error| anyhow::anyhow!("{}: {error}", step.key());
+    if connection.reopen_if_closed().await.map_err(fail)? {
+        latencies.reopened += 1;
+    }
     let (sent, before) = (Instant::now(), connection.received());
-    let answer = connection
-        .send_with(method, path, headers, body)
-        .await
-        .map_err(|error| anyhow::anyhow!("{}: {error}", step.key()))?;
+    let answer = match connection.send_with(method.clone(), path, headers, body.clone()).await {
+        // Closed by the server as the request went out: once more on a new
+        // connection, as a browser does with a kept-alive connection.
+        Err(_) if connection.reopen_if_closed().await.map_err(fail)? => {
+            latencies.reopened += 1;
+            connection.send_with(method, path, headers, body).await.map_err(fail)?
+        }
+        answer => answer.map_err(fail)?,
+    };
     latencies.add(step, sent);
     latencies.add_bytes(step, connection.received() - before);
     Ok(answer)

@@ -200,6 +200,8 @@ impl Figures {
         );
         let name = "request connections opened (kept alive, customers take turns)";
         self.add("requestConnections", name, storm.request_connections as f64, "", None);
+        let name = "  reopened after the server closed them idle (its header timeout)";
+        self.add("reopenedConnections", name, told.latencies.reopened as f64, "", None);
         self.add(
             "lostStreams",
             "streams lost (closed or failed early)",

@@ -59,6 +59,10 @@ pub struct Options {
     pub beside: Option<std::path::PathBuf>,
     /// Releases timed after the storm with every stream open.
     pub probes: usize,
+    /// Processes of their own for the measured-alone phases (default: the
+    /// storm's): an allocator keeps what a burst of page loads used, which
+    /// would hide the streams' memory.
+    pub alone_bases: Option<Vec<String>>,
 }
 
 impl Default for Options {
@@ -72,6 +76,7 @@ impl Default for Options {
             save: None,
             beside: None,
             probes: 20,
+            alone_bases: None,
         }
     }
 }
@@ -153,11 +158,13 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
     let seats = Arc::new(seat_index(&plan.bases[0]).await?);
     let mut figures = figures::Figures::new(&options.label, plan.sessions);
     let alone = Duration::from_secs(options.alone_seconds);
-    let ceiling = crate::load::ceiling(&Plan { duration: alone, ..plan.clone() }).await?;
+    let alone_bases = options.alone_bases.clone().unwrap_or_else(|| plan.bases.clone());
+    let ceiling = crate::load::ceiling(&Plan { duration: alone, bases: alone_bases.clone(), ..plan.clone() }).await?;
     let time_per_second = ceiling.hold_micros.len() as f64 / ceiling.elapsed.as_secs_f64();
     figures.ceiling(time_per_second, plan.concurrency);
-    let loads = cold::page_loads(&plan.bases, plan.concurrency, alone, &options.map_query).await?;
+    let loads = cold::page_loads(&alone_bases, plan.concurrency, alone, &options.map_query).await?;
     figures.cold_loads(&loads, time_per_second, plan.concurrency);
+    warm_up(&plan.bases, &options.map_query).await?;
 
     let (stop, _) = watch::channel(false);
     let storm = Arc::new(Storm {
@@ -221,6 +228,18 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
     }
     if let Some(path) = &options.beside {
         figures.print_beside(path)?;
+    }
+    Ok(())
+}
+
+/// One page load on every storm process before its memory is read: the
+/// arena is loaded and its page rendered, as before any sale.
+async fn warm_up(bases: &[String], query: &str) -> anyhow::Result<()> {
+    for base in bases {
+        for path in [format!("/shows/{SHOW}"), format!("/api/shows/{SHOW}"), format!("/api/shows/{SHOW}/seats{query}")]
+        {
+            reqwest::get(format!("{base}{path}")).await?.error_for_status()?.bytes().await?;
+        }
     }
     Ok(())
 }

@@ -68,6 +68,8 @@ impl Step {
 pub struct Latencies {
     micros: [Vec<u32>; Step::ALL.len()],
     bytes: [u64; Step::ALL.len()],
+    /// Connections opened again after the server closed them idle.
+    pub reopened: u64,
 }
 
 impl Latencies {
@@ -91,6 +93,7 @@ impl Latencies {
         for (mine, theirs) in self.bytes.iter_mut().zip(other.bytes) {
             *mine += theirs;
         }
+        self.reopened += other.reopened;
     }
 
     /// (count, p50 ms, p99 ms, max ms) of one step.

@@ -98,8 +98,9 @@ fn browser() -> Result<(), String> {
 fn storms(ask: &Ask, data: &Path) -> Result<(), String> {
     let saved = data.join("sqlite-figures.json");
     if ask.sqlite {
-        let database = format!("sqlite:{}", data.join("onsale.db").display());
-        storm(ask, &database, 1, "SQLite, 1 process", &["--save".into(), saved.display().to_string()])?;
+        let database = |name: &str| format!("sqlite:{}", data.join(name).display());
+        let databases = [database("onsale.db"), database("alone.db")];
+        storm(ask, &databases, 1, "SQLite, 1 process", &["--save".into(), saved.display().to_string()])?;
     }
     if ask.postgres {
         if crate::install::postgres_bin().is_none() {
@@ -107,28 +108,32 @@ fn storms(ask: &Ask, data: &Path) -> Result<(), String> {
             return Ok(());
         }
         let postgres = TestPostgres::start()?;
-        let database = postgres.create_database("seathold_onsale")?;
+        let databases = [postgres.create_database("seathold_onsale")?, postgres.create_database("seathold_alone")?];
         let beside = if saved.exists() { vec!["--beside".into(), saved.display().to_string()] } else { Vec::new() };
         let label = format!("PostgreSQL, {} process{}", ask.processes, if ask.processes == 1 { "" } else { "es" });
-        storm(ask, &database, ask.processes, &label, &beside)?;
+        storm(ask, &databases, ask.processes, &label, &beside)?;
     }
     Ok(())
 }
 
-/// One storm against `processes` fresh servers on `database`.
-fn storm(ask: &Ask, database: &str, processes: usize, label: &str, extra: &[String]) -> Result<(), String> {
+/// One storm against `processes` fresh servers on the first database; the
+/// measured-alone phases against as many on the second, so that the storm's
+/// processes start with no memory of a burst of page loads.
+fn storm(ask: &Ask, databases: &[String; 2], processes: usize, label: &str, extra: &[String]) -> Result<(), String> {
     let caps = (ask.customers.parse::<usize>().unwrap_or(10_000) * 2).max(20_000).to_string();
     let web = web_dist().display().to_string();
     let serve: Vec<&str> = vec!["--web", &web, "--demo", "--max-streams", &caps, "--max-streams-per-address", &caps];
-    let servers = Servers::start_with(database, processes, &serve)?;
+    let alone = Servers::start_with(&databases[1], processes, &serve)?;
+    let servers = Servers::start_with(&databases[0], processes, &serve)?;
     let step = Step::start(&format!("on-sale storm, {label}, against {}", servers.bases.join(", ")));
     let pids: Vec<String> = servers.pids().iter().map(u32::to_string).collect();
     let mut flags: Vec<String> =
         ["--workload", "onsale", "--customers", &ask.customers, "--seconds", &ask.seconds].map(str::to_owned).to_vec();
     flags.extend(["--pids".into(), pids.join(","), "--label".into(), label.into()]);
+    flags.extend(["--alone-bases".into(), alone.bases.join(",")]);
     flags.extend(extra.iter().cloned());
     flags.extend(ask.rest.iter().cloned());
     flash_sale_json(&servers, &flags)?;
-    drop(servers);
+    drop((servers, alone));
     step.done()
 }
