@@ -23,6 +23,8 @@ fn accept_encoding() -> (HeaderName, HeaderValue) {
 /// What one visit came to.
 pub enum Visit {
     Held(Held),
+    /// Held (`201`), then the confirm failed: the hold stands as told, unconfirmed.
+    HeldThenFailed(Held, anyhow::Error),
     /// `409 not_enough_seats`: no pair left, an answer.
     SoldOut,
 }
@@ -104,7 +106,9 @@ async fn requests(
     let mut held = Held { token, hold_id, seats, sent, answered, open_streams, confirmed: false, released: false };
     if fastrand::Rng::with_seed(n as u64).u8(..100) < 60 {
         let confirm = format!("/api/holds/{}/confirm", held.hold_id);
-        call(connection, latencies, Step::Confirm, Method::POST, &confirm, &auth, None, 200).await?;
+        if let Err(error) = call(connection, latencies, Step::Confirm, Method::POST, &confirm, &auth, None, 200).await {
+            return Ok(Visit::HeldThenFailed(held, error));
+        }
         held.confirmed = true;
     }
     Ok(Visit::Held(held))

@@ -138,6 +138,11 @@ impl Storm {
         told.finished += 1;
         match outcome {
             Ok(customer::Visit::Held(held)) => told.holds.push(held),
+            // Errors leave nothing changed (API.md): the audit expects the hold still held.
+            Ok(customer::Visit::HeldThenFailed(held, error)) => {
+                told.holds.push(held);
+                *told.errors.entry(error.to_string()).or_default() += 1;
+            }
             Ok(customer::Visit::SoldOut) => told.sold_out += 1,
             Err(error) => *told.errors.entry(error.to_string()).or_default() += 1,
         }
