@@ -242,9 +242,15 @@ const PICTURE_CENTRES: &str = "(() => {
   const picture = window.__bench.picture;
   if (!picture) return null;
   const centres = new Set();
-  for (const path of picture.querySelectorAll('path'))
-    for (const m of path.getAttribute('d').matchAll(/M(-?[0-9.]+),(-?[0-9.]+)/g))
-      centres.add(Math.round(m[1] * 10) + ',' + Math.round(m[2] * 10));
+  // Each dot is a step from the one before in its path: `m dx,dy h0`
+  // (no comma before a negative dy); the path's first is from the origin.
+  for (const path of picture.querySelectorAll('path')) {
+    let x = 0, y = 0;
+    for (const m of path.getAttribute('d').matchAll(/m(-?[0-9]*\\.?[0-9]+),?(-?[0-9]*\\.?[0-9]+)h0/g)) {
+      x += Math.round(m[1] * 10); y += Math.round(m[2] * 10);
+      centres.add(x + ',' + y);
+    }
+  }
   return [...centres];
 })()";
 

@@ -5,9 +5,11 @@
 //!   the native tests get a throwaway PostgreSQL (`SEATHOLD_TEST_POSTGRES`).
 //! - `setup [--test | --dev]`: only the installs (`--dev`: also Trunk, for `trunk serve`).
 //! - `tidy`: `cargo fmt --check` and clippy, native and wasm32.
-//! - `bench [sale|web] [--database postgres] [--sessions N] [--concurrency N] [--seconds N]`: the
-//!   flash-sale benchmark (on PostgreSQL: beside seed 003's SQL, 1 and 2 processes) and the web
-//!   build in headless Chromium (wasm size, arena render, one change).
+//! - `bench [sale|web|onsale] [--database postgres] [--sessions N] [--concurrency N] [--seconds N]`:
+//!   the flash-sale benchmark (on PostgreSQL: beside seed 003's SQL, 1 and 2 processes), the web
+//!   build in headless Chromium (wasm size, arena render, one change), and the sale's opening
+//!   (`onsale`: the arena on emulated 4G, then 10,000 arriving customers on SQLite and on
+//!   PostgreSQL with 2 processes).
 //! - `sim [--seeds N] [--steps M] [--seed S] [--store memory|sqlite|shared] [--release] [--mutations]`: the
 //!   deterministic simulator; `--mutations` checks it catches each bug in `crates/sim/mutations/`.
 //! - `contract`: schemathesis, every check, against a debug server's `/api/openapi.json` (also in `test`).
@@ -55,7 +57,7 @@ fn main() -> ExitCode {
         "package" => package::package(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test | --dev] | tidy | bench [sale|web] [FLAGS] | sim [FLAGS] | contract | soak [--minutes N] | postgres | package>"
+                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test | --dev] | tidy | bench [sale|web|onsale] [FLAGS] | sim [FLAGS] | contract | soak [--minutes N] | postgres | package>"
             );
             return ExitCode::from(2);
         }
