@@ -24,8 +24,10 @@
 //! is O(log n + what it changes); the next timer is O(log n + my holds).
 
 mod board;
+pub mod connection;
 mod mine;
 mod resync;
+mod wait;
 
 use std::collections::VecDeque;
 
@@ -39,6 +41,7 @@ use board::{Board, Target};
 use mine::MyHolds;
 use resync::Resync;
 
+pub use connection::{Connection, Status as ConnectionStatus};
 pub use mine::MyHoldView;
 
 /// What arrives.

@@ -1,6 +1,7 @@
 //! A re-sync under way: the version it was asked from, and when to ask
 //! again after the caller's fetch failed (exponential back-off).
 
+use super::wait::doubling;
 use crate::time::LocalMillis;
 
 /// The first wait after a failed re-sync.
@@ -30,8 +31,7 @@ impl Resync {
     /// Without any local time yet, the next tick asks again.
     pub fn failed(&mut self, now: Option<LocalMillis>, retry_after_millis: Option<i64>, jitter_permille: u16) {
         self.failures = self.failures.saturating_add(1);
-        let doublings = (self.failures - 1).min(16);
-        let back_off = (FIRST_RETRY_MILLIS << doublings).min(MAX_RETRY_MILLIS);
+        let back_off = doubling(FIRST_RETRY_MILLIS, MAX_RETRY_MILLIS, self.failures);
         let jitter = back_off * i64::from(jitter_permille.min(1000)) / 4000;
         let wait = (back_off + jitter).max(retry_after_millis.unwrap_or(0));
         self.retry_at = Some(now.map_or(LocalMillis(i64::MIN), |now| now.plus(wait)));
