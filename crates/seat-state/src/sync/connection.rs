@@ -156,8 +156,11 @@ pub struct Connection {
     /// Any error since the start (the page says "Reconnecting", no longer "Connecting").
     troubled: bool,
     resume_after: Option<i64>,
-    /// `Some` from a refusal until a stream opens.
-    polling: Option<Asking>,
+    /// From a refusal until a stream opens.
+    polling: bool,
+    /// The polls (one under way may outlive `polling`: a refusal soon
+    /// after must not send a second).
+    poll: Asking,
     sampling: Asking,
     clock: ClockSync,
     hidden: bool,
@@ -198,7 +201,8 @@ impl Connection {
             failures: 0,
             troubled: false,
             resume_after,
-            polling: None,
+            polling: false,
+            poll: Asking::IDLE,
             sampling: Asking::IDLE,
             clock: ClockSync::new(),
             hidden: false,
@@ -242,7 +246,7 @@ impl Connection {
     pub fn status(&self) -> Status {
         match self.stream {
             Stream::Open => Status::Live,
-            _ if self.polling.is_some() => Status::Polling,
+            _ if self.polling => Status::Polling,
             _ if self.troubled => Status::Reconnecting,
             _ => Status::Connecting,
         }
@@ -264,7 +268,9 @@ impl Connection {
             Stream::Waiting { wait, .. } => wait.due_at(),
             _ => None,
         };
-        let poll = self.polling.filter(|poll| !self.hidden && !poll.in_flight).and_then(|poll| poll.next?.due_at());
+        let poll = Some(self.poll)
+            .filter(|poll| self.polling && !self.hidden && !poll.in_flight)
+            .and_then(|poll| poll.next?.due_at());
         let sample = (!self.hidden && !self.sampling.in_flight).then(|| self.sample_due_at()).flatten();
         let next = [stream, poll, sample].into_iter().flatten().min()?;
         Some(self.now.map_or(next, |now| next.max(now)))
@@ -275,7 +281,7 @@ impl Connection {
         if let Stream::Waiting { wait, .. } = &mut self.stream {
             wait.observe(now);
         }
-        for asking in self.polling.iter_mut().chain([&mut self.sampling]) {
+        for asking in [&mut self.poll, &mut self.sampling] {
             if let Some(next) = &mut asking.next {
                 next.observe(now);
             }
@@ -286,7 +292,7 @@ impl Connection {
         if matches!(self.stream, Stream::Opening | Stream::Resuming) {
             self.stream = Stream::Open;
             self.failures = 0;
-            self.polling = None;
+            self.polling = false;
         }
     }
 
@@ -330,15 +336,19 @@ impl Connection {
             .clamp(Self::MIN_RETRY_AFTER_MILLIS, Self::MAX_RETRY_AFTER_MILLIS);
         let wait = Wait::of(self.now, retry_after + jitter(jitter_permille));
         self.stream = Stream::Waiting { wait, refused: true };
-        self.polling.get_or_insert(Asking { next: Some(Wait::none(self.now)), ..Asking::IDLE });
+        if !self.polling {
+            self.polling = true;
+            self.poll.next = Some(Wait::none(self.now));
+        }
     }
 
     /// A poll answered (`None`) or failed (with its `Retry-After`).
     fn polled(&mut self, failed: Option<Option<i64>>) {
         let now = self.now;
-        let Some(poll) = self.polling.as_mut().filter(|poll| poll.in_flight) else {
+        let poll = &mut self.poll;
+        if !poll.in_flight {
             return;
-        };
+        }
         let asked_to_wait = failed.flatten().unwrap_or(0).clamp(0, Self::MAX_RETRY_AFTER_MILLIS);
         poll.in_flight = false;
         poll.next = Some(Wait::of(now, Self::POLL_MILLIS.max(asked_to_wait)));
@@ -389,7 +399,8 @@ impl Connection {
         if let Stream::Waiting { wait, refused: false } = &mut self.stream {
             *wait = Wait::none(now);
         }
-        for asking in self.polling.iter_mut().chain([&mut self.sampling]) {
+        let polls = if self.polling { Some(&mut self.poll) } else { None };
+        for asking in polls.into_iter().chain([&mut self.sampling]) {
             if !asking.in_flight {
                 asking.next = Some(Wait::none(now));
             }
@@ -408,10 +419,8 @@ impl Connection {
             return;
         }
         let now = self.now;
-        if let Some(poll) = &mut self.polling
-            && !poll.in_flight
-            && poll.next.is_some_and(|next| next.is_over(now))
-        {
+        let poll = &mut self.poll;
+        if self.polling && !poll.in_flight && poll.next.is_some_and(|next| next.is_over(now)) {
             poll.in_flight = true;
             self.outputs.push_back(Output::FetchSnapshot);
         }
