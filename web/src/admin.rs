@@ -1,7 +1,8 @@
 //! The operator's page as data: the admin token (asked once, kept in the
 //! tab's `sessionStorage`), the show looked at, its stats and active holds
 //! (reloaded when the show's live stream reports a change, at most once a
-//! second, and every 15 s), and the operator's actions: force-release,
+//! second, and every 15 s), the server's clock (`seat-state`'s `ClockSync`
+//! over the loads' and the link's round trips), and the operator's actions: force-release,
 //! block and unblock, journal export. Components only render what this
 //! holds and send it intents.
 
@@ -10,10 +11,13 @@ use std::sync::Arc;
 use gloo_timers::callback::{Interval, Timeout};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use seat_state::sync::ConnectionStatus;
 use seat_state::wire::{OperatorHold, ShowStats};
+use seat_state::{ClockSample, ClockSync, ServerMillis};
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::api::{self, ApiError, JournalFormat, LiveEvent, LiveFeed};
+use crate::api::{self, ApiError, JournalFormat, LiveEvent};
+use crate::live_link::{Hooks, LiveLink};
 use crate::live_show::both;
 
 /// Where the token is kept: this tab only, gone when it closes.
@@ -52,8 +56,9 @@ pub struct Admin {
     pub blocked: RwSignal<Option<Vec<String>>>,
     /// The server's clock as last read, advanced each second by the local one.
     pub server_now: RwSignal<i64>,
-    /// Server clock minus local clock, from the last answer.
-    offset: StoredValue<i64>,
+    /// The server's clock estimated from round trips (the board's loads
+    /// and `GET /api/time`): the best of several, not the last one.
+    clock: StoredValue<ClockSync>,
     /// A reload waiting out the throttle.
     pending: StoredValue<Option<Timeout>, LocalStorage>,
     /// What keeps the board current while a show is looked at.
@@ -62,7 +67,7 @@ pub struct Admin {
 
 /// The live stream and timers of the show looked at; dropped, they stop.
 struct Watching {
-    _feed: LiveFeed,
+    _link: LiveLink,
     _periodic: Interval,
     _clock: Interval,
 }
@@ -109,7 +114,7 @@ impl Admin {
             busy: RwSignal::new(false),
             blocked: RwSignal::new(None),
             server_now: RwSignal::new(api::local_now().0),
-            offset: StoredValue::new(0),
+            clock: StoredValue::new(ClockSync::new()),
             pending: StoredValue::new_local(None),
             watching: StoredValue::new_local(None),
         }
@@ -166,13 +171,13 @@ impl Admin {
     /// Loads a show's stats and active holds together; a failure is shown
     /// (and a refused token forgotten).
     pub async fn load(self, show_id: String, token: String) -> Result<Arc<Board>, ApiError> {
+        let sent = api::local_now();
         let (stats, holds) = both(api::show_stats(&show_id, &token), api::active_holds(&show_id, &token)).await;
         let loaded = stats.and_then(|stats| holds.map(|holds| (stats, holds)));
         match loaded {
             Ok((stats, list)) => {
-                let offset = list.server_time - api::local_now().0;
-                self.offset.try_set_value(offset);
-                self.server_now.try_set(list.server_time);
+                // The list's serverTime was read between sending and now: a round trip.
+                self.sampled(ClockSample { sent, server: ServerMillis(list.server_time), received: api::local_now() });
                 Ok(Arc::new(Board { stats, holds: list.holds }))
             }
             Err(error) => {
@@ -208,19 +213,41 @@ impl Admin {
             self.watching.try_set_value(None);
             return;
         };
-        let feed = LiveFeed::open(show_id, None, move |event| match event {
-            LiveEvent::Snapshot(_) | LiveEvent::Change(_) | LiveEvent::Garbled => self.reload_soon(),
-            LiveEvent::Connected | LiveEvent::Reconnecting | LiveEvent::Busy { .. } => {}
-        });
+        let hooks = Hooks {
+            on_event: Box::new(move |event| match event {
+                LiveEvent::Snapshot(_) | LiveEvent::Change(_) | LiveEvent::Garbled => self.reload_soon(),
+                LiveEvent::Opened | LiveEvent::Error { .. } => {}
+            }),
+            // While the stream is refused, the board itself is the poll.
+            poll: Box::new(move || {
+                self.reload_soon();
+                Box::pin(async { Ok(()) })
+            }),
+            on_sample: Box::new(move |sample| self.sampled(sample)),
+            on_back: Box::new(move || self.reload_soon()),
+        };
+        let link = LiveLink::start(show_id, None, &[], RwSignal::new(ConnectionStatus::Connecting), hooks);
         let periodic = Interval::new(PERIODIC_MS, move || {
             let _ = self.revision.try_update(|revision| *revision += 1);
         });
-        let clock = Interval::new(1_000, move || {
-            if let Some(offset) = self.offset.try_get_value() {
-                self.server_now.try_set(api::local_now().0 + offset);
-            }
+        let clock = Interval::new(1_000, move || self.show_server_now());
+        self.watching.try_set_value(Some(Watching { _link: link, _periodic: periodic, _clock: clock }));
+    }
+
+    /// Takes a round trip to the server's clock into the estimate.
+    fn sampled(&self, sample: ClockSample) {
+        self.clock.try_update_value(|clock| {
+            clock.add(sample);
         });
-        self.watching.try_set_value(Some(Watching { _feed: feed, _periodic: periodic, _clock: clock }));
+        self.show_server_now();
+    }
+
+    /// The server's clock now, as estimated (unchanged before any sample).
+    fn show_server_now(&self) {
+        let now = self.clock.try_with_value(|clock| clock.server_now(api::local_now())).flatten();
+        if let Some(now) = now {
+            self.server_now.try_set(now.0);
+        }
     }
 
     /// Releases anyone's hold (the operator's force-release), then reloads.

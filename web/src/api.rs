@@ -21,7 +21,7 @@ use crate::words;
 mod live;
 mod operator;
 
-pub use live::{LiveEvent, LiveFeed};
+pub use live::{LiveEvent, LiveFeed, stream_refusal};
 pub use operator::{Blocked, JournalFormat, active_holds, force_release, journal, set_blocked, show_stats};
 
 /// Why a call failed.

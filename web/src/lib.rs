@@ -11,6 +11,7 @@ pub mod components;
 pub mod controller;
 pub mod hold;
 pub mod js_read;
+pub mod live_link;
 pub mod live_map;
 pub mod live_show;
 pub mod model;

@@ -1,43 +1,31 @@
 //! A show's page as data: what is loaded before it can draw, and what keeps
 //! it live afterwards (the event stream resuming after the loaded snapshot,
-//! clock re-sync, a fresh look when the tab comes back). Components only
+//! clock re-sync, a fresh look when the tab comes back, all timed by
+//! `seat-state`'s connection policy in [`crate::live_link`]). Components only
 //! render what this sets up.
 
 use std::sync::Arc;
 use std::task::Poll;
 
-use gloo_timers::future::TimeoutFuture;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
+use seat_state::ClockSample;
 use seat_state::sync::Input;
+use seat_state::sync::connection::Input as ConnectionInput;
 use seat_state::wire::{HoldList, SeatMap as SeatFacts, ShowDefinition, ShowOffer, ShowSummary};
-use seat_state::{ClockSample, LocalMillis};
 
-use crate::api::{self, ApiError, LiveEvent, LiveFeed};
+use crate::api::{self, ApiError, LiveEvent};
 use crate::controller::{Controller, resync};
+use crate::live_link::{Hooks, LiveLink};
 use crate::live_map::LiveMap;
 use crate::model::{AreaCell, MapModel};
 
-/// Clock samples taken in a row at start and when the tab comes back; the
+/// Clock samples taken in a row at start; the
 /// one with the smallest round trip wins.
 const SAMPLES: usize = 3;
 
-/// The state of the live stream of changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Connection {
-    /// Opening for the first time.
-    Connecting,
-    /// Changes arrive as they happen.
-    Live,
-    /// The stream broke and is being reopened; the map may be behind.
-    Reconnecting,
-    /// The server has no room for another stream now: the seat map is
-    /// polled every few seconds until a stream opens again.
-    Polling,
-}
-
-/// How often the seat map is fetched while the server refuses a stream.
-const POLL_MS: u32 = 3_000;
+/// The state of the live stream of changes, as `seat-state`'s connection
+/// policy says.
+pub use seat_state::sync::ConnectionStatus as Connection;
 
 /// Every show, for the list page.
 pub async fn load_shows() -> Result<Vec<ShowSummary>, ApiError> {
@@ -109,65 +97,6 @@ pub async fn both<A, B>(a: impl Future<Output = A>, b: impl Future<Output = B>) 
     .await
 }
 
-/// Samples the clock several times and feeds every sample.
-async fn sample_clock(live: StoredValue<LiveMap, LocalStorage>) {
-    if let Ok(samples) = api::sample_clock_several(SAMPLES).await {
-        live.try_update_value(|live| live.feed_all(samples.into_iter().map(Input::ClockSample)));
-    }
-}
-
-/// Re-samples the clock whenever `seat-state` says it is time (a few
-/// samples while warming up, then about every minute), until the page goes.
-fn keep_clock_synced(live: StoredValue<LiveMap, LocalStorage>) {
-    spawn_local(async move {
-        loop {
-            let Some(next) = live.try_with_value(LiveMap::next_clock_sample) else {
-                return;
-            };
-            let wait = next.map_or(0, |at: LocalMillis| (at.0 - api::local_now().0).clamp(0, 600_000));
-            TimeoutFuture::new(u32::try_from(wait).unwrap_or(60_000)).await;
-            if live.try_with_value(|_| ()).is_none() {
-                return;
-            }
-            sample_clock(live).await;
-        }
-    });
-}
-
-/// Fetches the seat map every [`POLL_MS`] while `connection` says
-/// polling (the stream was refused), feeding each newer map to the live
-/// map; stops once a stream is open again (or a newer poller took over:
-/// `polls` counts them), or the page goes.
-fn poll(
-    show_id: String,
-    live: StoredValue<LiveMap, LocalStorage>,
-    connection: RwSignal<Connection>,
-    polls: StoredValue<u32>,
-) {
-    let Some(mine) = polls.try_update_value(|count| {
-        *count += 1;
-        *count
-    }) else {
-        return;
-    };
-    spawn_local(async move {
-        loop {
-            let current = polls.try_get_value() == Some(mine);
-            if !current || connection.try_get_untracked() != Some(Connection::Polling) {
-                return;
-            }
-            if let Ok(facts) = api::seat_map(&show_id).await {
-                live.try_update_value(|live| {
-                    if live.version().is_none_or(|known| facts.version > known) {
-                        live.feed(Input::Snapshot(facts));
-                    }
-                });
-            }
-            TimeoutFuture::new(POLL_MS).await;
-        }
-    });
-}
-
 /// A loaded show made live, for the current reactive owner (it all stops
 /// when the owner is cleaned up).
 pub struct LiveShow {
@@ -193,40 +122,46 @@ impl LiveShow {
         });
 
         let connection = RwSignal::new(Connection::Connecting);
-        let polls = StoredValue::new(0);
-        let feed = LiveFeed::open(&data.show.id, Some(data.facts.version), move |event| match event {
-            LiveEvent::Connected => {
-                if matches!(connection.get_untracked(), Connection::Reconnecting | Connection::Polling) {
-                    controller.refresh_holds();
+        let show_id = data.show.id.clone();
+        let hooks = Hooks {
+            on_event: Box::new(move |event| match event {
+                LiveEvent::Snapshot(facts) => {
+                    live.try_update_value(|live| live.feed(Input::Snapshot(facts)));
                 }
-                connection.set(Connection::Live);
-            }
-            // While polling, a refused retry is no news: the map stays current.
-            LiveEvent::Reconnecting if connection.get_untracked() == Connection::Polling => {}
-            LiveEvent::Reconnecting => connection.set(Connection::Reconnecting),
-            LiveEvent::Busy { .. } => {
-                if connection.get_untracked() != Connection::Polling {
-                    connection.set(Connection::Polling);
-                    poll(controller.show_id.get_value(), live, connection, polls);
+                LiveEvent::Change(change) => {
+                    live.try_update_value(|live| live.feed(Input::Change(change)));
                 }
-            }
-            LiveEvent::Snapshot(facts) => {
-                live.try_update_value(|live| live.feed(Input::Snapshot(facts)));
-            }
-            LiveEvent::Change(change) => {
-                live.try_update_value(|live| live.feed(Input::Change(change)));
-            }
-            LiveEvent::Garbled => resync(controller.show_id.get_value(), live),
-        });
-        let feed = StoredValue::new_local(Some(feed));
-        keep_clock_synced(live);
+                LiveEvent::Garbled => resync(controller.show_id.get_value(), live),
+                LiveEvent::Opened | LiveEvent::Error { .. } => {}
+            }),
+            poll: Box::new(move || {
+                let show_id = show_id.clone();
+                Box::pin(async move {
+                    let facts = api::seat_map(&show_id).await.map_err(|error| error.retry_after_millis())?;
+                    live.try_update_value(|live| {
+                        if live.version().is_none_or(|known| facts.version > known) {
+                            live.feed(Input::Snapshot(facts));
+                        }
+                    });
+                    Ok(())
+                })
+            }),
+            on_sample: Box::new(move |sample| {
+                live.try_update_value(|live| live.feed(Input::ClockSample(sample)));
+            }),
+            on_back: Box::new(move || controller.refresh_holds()),
+        };
+        let link = LiveLink::start(&data.show.id, Some(data.facts.version), &data.samples, connection, hooks);
+        let link = StoredValue::new_local(Some(link));
+        let seen = move |input: ConnectionInput| link.with_value(|link| link.as_ref().map(|link| link.feed(input)));
         let comeback = move || {
             let visible = document().visibility_state() == web_sys::VisibilityState::Visible;
             if visible {
-                feed.with_value(|feed| feed.as_ref().map(LiveFeed::nudge));
+                seen(ConnectionInput::Visible);
                 live.try_update_value(LiveMap::tick);
-                spawn_local(sample_clock(live));
                 controller.refresh_holds();
+            } else {
+                seen(ConnectionInput::Hidden);
             }
         };
         let on_focus = window_event_listener(leptos::ev::focus, move |_| comeback());
@@ -234,7 +169,7 @@ impl LiveShow {
         on_cleanup(move || {
             on_focus.remove();
             on_visible.remove();
-            feed.set_value(None);
+            link.set_value(None);
         });
         Self { controller, model, areas, connection }
     }
