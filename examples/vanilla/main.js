@@ -1,6 +1,7 @@
 // A live seat map in plain JavaScript with Seathold's seat-state package:
-// the package derives every state and countdown; this file only does I/O and drawing.
-import init, { SeatMapSync } from "./pkg/seat_state_js.js";
+// the package derives every state and countdown and times the connection;
+// this file only does I/O and drawing.
+import init, { Connection, SeatMapSync } from "./pkg/seat_state_js.js";
 
 const show = new URLSearchParams(location.search).get("show") ?? "demo-theatre";
 const $ = (id) => document.getElementById(id);
@@ -10,12 +11,16 @@ const svgNs = "http://www.w3.org/2000/svg";
 
 await init();
 const sync = new SeatMapSync();
+const link = new Connection(); // when to open, reopen or poll the stream, and sample the clock
 const seats = new Map(); // id → SVG element
 const selected = new Set();
 let token;
 let holdId;
 let events;
 let timer;
+let linkTimer;
+const jitter = () => Math.floor(Math.random() * 1001);
+const said = { connecting: "Connecting…", live: "Live", reconnecting: "Reconnecting…", polling: "Updating every few seconds" };
 
 async function api(method, path, body) {
   const headers = { "Content-Type": "application/json" };
@@ -33,7 +38,7 @@ function feed(input) {
   for (;;) {
     const output = sync.pollOutput();
     if (output.type === "resyncNeeded") {
-      connect(); // a fresh stream starts with a fresh snapshot
+      api("GET", `/api/shows/${show}/seats`).then((map) => feed({ snapshot: map }), () => feed({ resyncFailed: {} }));
       continue;
     }
     clearTimeout(timer);
@@ -106,26 +111,57 @@ function toggle(id) {
   showCountdown();
 }
 
-function connect() {
-  events?.close();
-  events = new EventSource(`/api/shows/${show}/events`);
-  events.addEventListener("snapshot", (event) => feed({ snapshot: JSON.parse(event.data) }));
-  events.addEventListener("change", (event) => feed({ change: JSON.parse(event.data) }));
-  events.addEventListener("open", () => ($("status").textContent = "Live"));
-  events.addEventListener("error", () => ($("status").textContent = "Reconnecting…"));
+// Tell the connection what happened (after a tick), then do what it asks.
+function drive(input) {
+  link.handleInput({ tick: localNow() });
+  if (input) link.handleInput(input);
+  let output;
+  while ((output = link.pollOutput()).type !== "timeout") {
+    if (output.type === "openStream") open(output.resumeAfter);
+    else if (output.type === "closeStream") events?.close();
+    else if (output.type === "probeStream") probe().then(drive);
+    else if (output.type === "fetchSnapshot") {
+      api("GET", `/api/shows/${show}/seats`)
+        .then((map) => (feed({ snapshot: map }), "snapshotFetched"), () => ({ snapshotFailed: {} })).then(drive);
+    } else if (output.type === "sampleClock") sampleClock().then(drive);
+  }
+  clearTimeout(linkTimer);
+  if (output.at !== null) linkTimer = setTimeout(drive, Math.max(0, output.at - localNow()));
+  $("status").textContent = said[link.status];
 }
 
-// Samples the server's clock now and whenever the package says to.
+function open(resumeAfter) {
+  const url = `/api/shows/${show}/events` + (resumeAfter === null ? "" : `?lastEventId=${resumeAfter}`);
+  events = new EventSource(url);
+  const seen = (event) => drive({ version: Number(event.lastEventId) });
+  events.addEventListener("snapshot", (event) => (feed({ snapshot: JSON.parse(event.data) }), seen(event)));
+  events.addEventListener("change", (event) => (feed({ change: JSON.parse(event.data) }), seen(event)));
+  events.addEventListener("open", () => drive("streamOpened"));
+  const source = events;
+  events.addEventListener("error", () =>
+    drive({ streamError: { reconnecting: source.readyState !== EventSource.CLOSED, jitterPermille: jitter() } }));
+}
+
+// The stream closed before it opened: a 503 (no room for a stream) says how long to wait.
+async function probe() {
+  const answer = await fetch(`/api/shows/${show}/events`, { method: "HEAD" }).catch(() => null);
+  const seconds = answer?.headers.get("Retry-After");
+  return answer?.status === 503
+    ? { streamRefused: { retryAfterMs: seconds === null ? null : 1000 * Number(seconds), jitterPermille: jitter() } }
+    : { streamFailed: { jitterPermille: jitter() } };
+}
+
+// One round trip to the server's clock, for the map and the connection.
 async function sampleClock() {
   const sent = localNow();
   try {
     const { serverTime } = await api("GET", "/api/time");
-    feed({ clockSample: { sentAtLocalMs: sent, serverTimeMs: serverTime, receivedAtLocalMs: localNow() } });
+    const clockSample = { sentAtLocalMs: sent, serverTimeMs: serverTime, receivedAtLocalMs: localNow() };
+    feed({ clockSample });
+    return { clockSample };
   } catch {
-    // The next sample is asked for below: an estimate is never required to draw.
+    return { clockSampleFailed: {} };
   }
-  const next = sync.nextClockSampleAt ?? localNow() + 1000;
-  setTimeout(sampleClock, Math.max(0, next - localNow()));
 }
 
 async function act(button, call) {
@@ -147,5 +183,5 @@ $("confirm").addEventListener("click", () => act($("confirm"), () => api("POST",
 
 ({ token } = await api("POST", "/api/sessions"));
 draw(await api("GET", `/api/shows/${show}`));
-await sampleClock();
-connect();
+addEventListener("visibilitychange", () => drive(document.visibilityState === "visible" ? "visible" : "hidden"));
+drive();

@@ -3,7 +3,8 @@
 //! The same rules the Leptos map uses, for any front end: [`ClockSync`]
 //! (the server's clock from round trips), [`countdown`] (buffered by the
 //! estimate's uncertainty), [`SeatMapSync`] (the live map: ordered changes,
-//! gap detection, the next instant anything visible changes) and
+//! gap detection, the next instant anything visible changes), [`Connection`]
+//! (when to open, reopen or poll the live stream, and sample the clock) and
 //! [`seat_state`] (FREE / HELD / SOLD from facts).
 //!
 //! Nothing here reads a clock: every instant is a JavaScript number of epoch
@@ -15,6 +16,7 @@
 
 mod boundary;
 mod clock;
+mod connection;
 mod machine;
 
 use serde::Deserialize;
@@ -24,6 +26,7 @@ use boundary::{from_js, to_js};
 use wasm_bindgen::prelude::*;
 
 pub use clock::ClockSync;
+pub use connection::{Connection, ConnectionInput, ConnectionOutput};
 pub use machine::{MyHold, SeatMapSync, SyncInput, SyncOutput};
 pub use seat_state::{CountdownView, SeatState};
 

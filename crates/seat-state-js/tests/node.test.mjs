@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { ClockSync, SeatMapSync, seatState, countdown } = require("../../../target/pkg-node/seat_state_js.js");
+const { ClockSync, Connection, SeatMapSync, seatState, countdown } = require("../../../target/pkg-node/seat_state_js.js");
 
 // The local clock runs a minute behind the server's.
 const BEHIND = 60_000;
@@ -86,4 +86,51 @@ test("SeatMapSync: clock sync, snapshot, change, countdown, expiry, lost change"
   sync.handleInput({ change: { version: 3, serverTime: SERVER, seats: [] } });
   assert.equal(sync.seat("A2").state, "sold", "the gap closed by itself");
   assert.equal(sync.version, 4);
+});
+
+test("Connection: open, a break, back-off, a refusal polled out, the clock sampled", () => {
+  const drain = (connection) => {
+    const asked = [];
+    for (let output = connection.pollOutput(); output.type !== "timeout"; output = connection.pollOutput()) {
+      asked.push(output.type === "openStream" ? `openStream after ${output.resumeAfter}` : output.type);
+    }
+    return asked;
+  };
+  const connection = new Connection(5);
+  assert.equal(connection.status, "connecting");
+  assert.deepEqual(drain(connection), ["openStream after 5", "sampleClock"]);
+  connection.handleInput({ tick: LOCAL });
+  connection.handleInput({ clockSample: { sentAtLocalMs: LOCAL - 100, serverTimeMs: SERVER - 50, receivedAtLocalMs: LOCAL } });
+  assert.equal(connection.serverNow(LOCAL + 1_000), SERVER + 1_000);
+  connection.handleInput("streamOpened");
+  assert.equal(connection.status, "live");
+
+  // A first break is the browser's to retry; a second is given up and backed off.
+  connection.handleInput({ version: 9 });
+  connection.handleInput({ streamError: { reconnecting: true } });
+  assert.equal(connection.status, "reconnecting");
+  connection.handleInput({ streamError: { reconnecting: true, jitterPermille: 1000 } });
+  assert.deepEqual(drain(connection), ["closeStream"]);
+  // The clock's warm-up sample is due 1 s after the first; the stream 1.25 s after the break.
+  connection.handleInput({ tick: LOCAL + 1_000 });
+  assert.deepEqual(drain(connection), ["sampleClock"]);
+  connection.handleInput({ clockSampleFailed: {} });
+  assert.deepEqual(connection.pollOutput(), { type: "timeout", at: LOCAL + 1_250 });
+  connection.handleInput({ tick: LOCAL + 1_250 });
+  assert.deepEqual(drain(connection), ["openStream after 9"]);
+
+  // Closed before it opened: probed; a 503 is polled out until its Retry-After.
+  connection.handleInput({ streamError: { reconnecting: false } });
+  assert.deepEqual(drain(connection), ["closeStream", "probeStream"]);
+  connection.handleInput({ streamRefused: { retryAfterMs: 5_000, jitterPermille: 0 } });
+  assert.equal(connection.status, "polling");
+  assert.deepEqual(drain(connection), ["fetchSnapshot"]);
+  connection.handleInput("snapshotFetched");
+  connection.handleInput({ tick: LOCAL + 1_250 + 3_000 });
+  assert.deepEqual(drain(connection), ["fetchSnapshot", "sampleClock"], "a poll 3 s after the last; the clock's retry");
+  connection.handleInput({ tick: LOCAL + 1_250 + 5_000 });
+  assert.deepEqual(drain(connection), ["openStream after 9"], "after Retry-After, never before");
+  connection.handleInput("streamOpened");
+  assert.equal(connection.status, "live");
+  assert.throws(() => connection.handleInput({ streamErrors: {} }), "an unknown input is refused");
 });

@@ -3,10 +3,13 @@
 // surface, and refuse what is wrong (each @ts-expect-error must be an error).
 import init, {
   ClockSync,
+  Connection,
   SeatMapSync,
   countdown,
   seatState,
   type ChangeEvent,
+  type ConnectionOutput,
+  type ConnectionStatus,
   type CountdownView,
   type HoldBody,
   type SeatMap,
@@ -46,6 +49,18 @@ export async function liveMap(snapshotJson: string, hold: HoldBody): Promise<str
   const mine: boolean | undefined = sync.seat(seats[0])?.mine;
   const view: CountdownView | null = sync.myHolds()[0]?.countdown ?? null;
   const shown: CountdownView = countdown(hold.expiresAt, serverNow ?? 0, clock.uncertaintyMs ?? 0);
-  void [state, wrong, mine];
+  const connection = new Connection(map.version);
+  connection.handleInput({ tick: 1_950 });
+  connection.handleInput("streamOpened");
+  connection.handleInput({ streamRefused: { retryAfterMs: 5_000, jitterPermille: 10 } });
+  // @ts-expect-error: an error says whether the browser is reconnecting
+  connection.handleInput({ streamError: {} });
+  const asked: ConnectionOutput = connection.pollOutput();
+  if (asked.type === "openStream") {
+    const resume: number | null = asked.resumeAfter;
+    void resume;
+  }
+  const status: ConnectionStatus = connection.status;
+  void [state, wrong, mine, status];
   return view?.text ?? shown.text;
 }
