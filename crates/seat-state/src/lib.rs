@@ -15,6 +15,8 @@
 //! - [`SeatMapSync`] (module [`sync`]) is the browser's live map: snapshot,
 //!   change events in version order, clock samples ([`ClockSync`]), and
 //!   buffered countdowns ([`Countdown`]).
+//! - [`sync::Connection`] is the browser's connection policy: the live
+//!   stream's back-off, `Retry-After`, polling and clock re-sampling.
 //!
 //! Predict, then decide:
 //!

@@ -18,6 +18,13 @@
 //! sample's `serverTime` at the instant its answer arrived), so a seat
 //! frees on screen at its deadline or up to a round trip after, never before.
 //!
+//! Its sibling [`Connection`] (module [`connection`]) is the policy of the
+//! link that brings those inputs: when to open, give up or reopen the live
+//! stream, poll while it is refused, and sample the clock. It is a machine
+//! of its own, not a part of `SeatMapSync`: the operator's page needs the
+//! link without a map, and the map's outputs stay what its users know; the
+//! web app drives both, each with its timer.
+//!
 //! Costs: a snapshot is O(n log n) once per new seat list, O(n) after; a
 //! change is O(seats in it · log n) plus moving the tail of the sorted
 //! deadline list (a memmove of at most n entries per seat); time passing
