@@ -11,7 +11,7 @@ use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
 use crate::boundary::{from_js, to_js};
-use crate::machine::Sample;
+use crate::machine::{Failure, Sample};
 use crate::{millis, number};
 
 /// What happened, e.g. `{tick: Date.now()}`, `"streamOpened"` or
@@ -53,18 +53,6 @@ pub struct StreamError {
     /// `readyState` is still `CONNECTING`: the browser retries by itself.
     pub reconnecting: bool,
     /// 0..=1000, random: spreads many browsers' retries (0 when absent).
-    #[serde(default)]
-    pub jitter_permille: u16,
-}
-
-/// A failed request: the server's `Retry-After` (ms) when it gave one.
-#[derive(Debug, Clone, Copy, Default, Deserialize, Tsify)]
-#[tsify(missing_as_null)]
-#[serde(rename_all = "camelCase")]
-pub struct Failure {
-    #[serde(default)]
-    pub retry_after_ms: Option<f64>,
-    /// 0..=1000, random (0 when absent).
     #[serde(default)]
     pub jitter_permille: u16,
 }

@@ -30,7 +30,7 @@ pub enum SyncInput {
     /// The local clock reads this now (the timer fired, or before other input).
     Tick(f64),
     /// The fetch a `resyncNeeded` asked for failed.
-    ResyncFailed(ResyncFailure),
+    ResyncFailed(Failure),
 }
 
 /// A round trip to `GET /api/time`, as `ClockSync.addSample` takes it.
@@ -42,11 +42,11 @@ pub struct Sample {
     pub received_at_local_ms: f64,
 }
 
-/// Why a re-sync fetch failed.
+/// Why a request failed (a re-sync, a poll, a probe, a clock sample).
 #[derive(Debug, Clone, Copy, Default, Deserialize, Tsify)]
 #[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
-pub struct ResyncFailure {
+pub struct Failure {
     /// The server's `Retry-After`, in ms, when it gave one.
     #[serde(default)]
     pub retry_after_ms: Option<f64>,

@@ -30,6 +30,19 @@ fn live() -> Connection {
     connection
 }
 
+/// A live connection whose stream broke twice (given up, 1 s), then was
+/// reopened at `T0 + 1_000` and closed before it opened: probing.
+fn probing_after_a_reopen() -> Connection {
+    let mut connection = live();
+    connection.handle_input(error(true));
+    connection.handle_input(error(false));
+    assert_eq!(asks(&mut connection), [Output::CloseStream]);
+    assert_eq!(at(&mut connection, T0 + 1_000), [Output::OpenStream { resume_after: Some(7) }]);
+    connection.handle_input(error(false));
+    assert_eq!(asks(&mut connection), [Output::CloseStream, Output::ProbeStream]);
+    connection
+}
+
 /// A round trip of 20 ms received at local `received`.
 fn sample(received: i64) -> ClockSample {
     ClockSample {
@@ -159,13 +172,7 @@ fn a_refused_stream_is_probed_polled_and_reopened_after_retry_after() {
 #[test]
 fn a_retry_after_is_kept_within_a_second_and_five_minutes_and_defaults_to_ten() {
     for (retry_after, wait) in [(Some(-5), 1_000), (Some(0), 1_000), (Some(i64::MAX), 300_000), (None, 10_000)] {
-        let mut connection = live();
-        connection.handle_input(error(true));
-        connection.handle_input(error(false));
-        assert_eq!(asks(&mut connection), [Output::CloseStream]);
-        assert_eq!(at(&mut connection, T0 + 1_000), [Output::OpenStream { resume_after: Some(7) }]);
-        connection.handle_input(error(false));
-        assert_eq!(asks(&mut connection), [Output::CloseStream, Output::ProbeStream]);
+        let mut connection = probing_after_a_reopen();
         connection.handle_input(Input::StreamRefused { retry_after_millis: retry_after, jitter_permille: 0 });
         assert_eq!(asks(&mut connection), [Output::FetchSnapshot]);
         connection.handle_input(Input::SnapshotFetched);
@@ -182,13 +189,7 @@ fn a_retry_after_is_kept_within_a_second_and_five_minutes_and_defaults_to_ten() 
 
 #[test]
 fn a_failed_probe_is_a_failure_like_any_other() {
-    let mut connection = live();
-    connection.handle_input(error(true));
-    connection.handle_input(error(false));
-    assert_eq!(asks(&mut connection), [Output::CloseStream]);
-    assert_eq!(at(&mut connection, T0 + 1_000), [Output::OpenStream { resume_after: Some(7) }]);
-    connection.handle_input(error(false));
-    assert_eq!(asks(&mut connection), [Output::CloseStream, Output::ProbeStream]);
+    let mut connection = probing_after_a_reopen();
     connection.handle_input(Input::StreamFailed { jitter_permille: 0 });
     assert_eq!(connection.status(), Status::Reconnecting, "no polling without a refusal");
     assert_eq!(timeout(&mut connection), Some(T0 + 1_000 + 2_000), "three errors: 2 s");
