@@ -12,7 +12,8 @@ use wasm_bindgen_test::wasm_bindgen_test as test;
 wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 use seat_state::sync::Connection;
-use seat_state::sync::connection::{Input, Output, Status};
+use seat_state::sync::ConnectionStatus as Status;
+use seat_state::sync::connection::{Input, Output};
 use seat_state::{ClockSample, LocalMillis, ServerMillis};
 
 const T0: i64 = 1_000_000;

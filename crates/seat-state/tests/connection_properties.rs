@@ -10,7 +10,8 @@
 use proptest::prelude::*;
 
 use seat_state::sync::Connection;
-use seat_state::sync::connection::{Input, Output, Status};
+use seat_state::sync::ConnectionStatus as Status;
+use seat_state::sync::connection::{Input, Output};
 use seat_state::{ClockSample, LocalMillis, ServerMillis};
 
 const T0: i64 = 1_764_460_000_000;

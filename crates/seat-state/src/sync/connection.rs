@@ -102,7 +102,7 @@ pub enum Output {
 /// What the page says about the live stream.
 #[cfg_attr(feature = "js", derive(serde::Serialize, tsify::Tsify), serde(rename_all = "lowercase"))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Status {
+pub enum ConnectionStatus {
     /// Opening for the first time.
     Connecting,
     /// Changes arrive as they happen.
@@ -243,12 +243,12 @@ impl Connection {
     }
 
     /// What the page says about the stream.
-    pub fn status(&self) -> Status {
+    pub fn status(&self) -> ConnectionStatus {
         match self.stream {
-            Stream::Open => Status::Live,
-            _ if self.polling => Status::Polling,
-            _ if self.troubled => Status::Reconnecting,
-            _ => Status::Connecting,
+            Stream::Open => ConnectionStatus::Live,
+            _ if self.polling => ConnectionStatus::Polling,
+            _ if self.troubled => ConnectionStatus::Reconnecting,
+            _ => ConnectionStatus::Connecting,
         }
     }
 

@@ -48,7 +48,7 @@ use board::{Board, Target};
 use mine::MyHolds;
 use resync::Resync;
 
-pub use connection::{Connection, Status as ConnectionStatus};
+pub use connection::{Connection, ConnectionStatus};
 pub use mine::MyHoldView;
 
 /// What arrives.
