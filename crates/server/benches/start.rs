@@ -166,7 +166,7 @@ async fn measure_start(path: &str, first: bool) -> anyhow::Result<()> {
 /// The show's version, as the stats say it.
 async fn version(state: &AppState) -> anyhow::Result<i64> {
     let engine = state.engines.show(SHOW).await?.ok_or_else(|| anyhow::anyhow!("no show"))?;
-    Ok(engine.seat_map(None, ServerMillis(0)).await?.value.version)
+    Ok(engine.seat_map(seat_state::SeatScope::Every, None, ServerMillis(0)).await?.value.version)
 }
 
 /// This process's resident set (`VmRSS`), in KiB.

@@ -157,7 +157,7 @@ impl ShowPages {
             return Ok(Some(Arc::clone(&drawn.page)));
         }
         let Some(show) = state.engines.show(show_id).await? else { return Ok(None) };
-        let facts = show.seat_map_of(SeatScope::Taken, None, state.clock.now()).await?;
+        let facts = show.seat_map(SeatScope::Taken, None, state.clock.now()).await?;
         let looks = looks(&venue, &facts.value, facts.at);
         let previous = slot.latest();
         let page = match previous.filter(|drawn| drawn.looks == looks) {

@@ -13,7 +13,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use support::{ADMIN_TOKEN, Answer, TestApp, assert_error, show_with};
 
-use seat_state::ServerMillis;
+use seat_state::{SeatScope, ServerMillis};
 use seathold_server::clock::TestClock;
 use seathold_server::engine::events::Start;
 use seathold_server::store::{CommitFault, FaultyStore, MemoryStore};
@@ -148,7 +148,7 @@ async fn after_a_reload_a_reconnecting_viewer_never_misses_a_version() {
     assert_eq!(app.hold(&tokens[0], "s", json!({"seats": ["A1"]})).await.status, 201);
     assert_eq!(app.hold(&tokens[1], "s", json!({"seats": ["A2"]})).await.status, 201);
     let show = app.state.engines.show("s").await.unwrap().unwrap();
-    let before = show.subscribe(None, Some(1), ServerMillis(T0)).await.unwrap();
+    let before = show.subscribe(SeatScope::Every, None, Some(1), ServerMillis(T0)).await.unwrap();
     assert!(matches!(&before.start, Start::Replay(events) if events.len() == 1), "{:?}", before.start);
 
     faulty.fail_commit(CommitFault::Ambiguous);
@@ -158,7 +158,7 @@ async fn after_a_reload_a_reconnecting_viewer_never_misses_a_version() {
     assert_eq!(current, 4, "the ambiguous hold is version 3");
 
     for after in 0..=current {
-        let subscription = show.subscribe(None, Some(after), ServerMillis(T0)).await.unwrap();
+        let subscription = show.subscribe(SeatScope::Every, None, Some(after), ServerMillis(T0)).await.unwrap();
         match subscription.start {
             Start::Snapshot(map) => assert_eq!(map.version, current, "after {after}"),
             Start::Replay(events) => {
@@ -168,7 +168,7 @@ async fn after_a_reload_a_reconnecting_viewer_never_misses_a_version() {
         }
     }
     for after in [1, 2] {
-        let subscription = show.subscribe(None, Some(after), ServerMillis(T0)).await.unwrap();
+        let subscription = show.subscribe(SeatScope::Every, None, Some(after), ServerMillis(T0)).await.unwrap();
         assert!(matches!(subscription.start, Start::Snapshot(_)), "after {after}: {:?}", subscription.start);
     }
 }

@@ -151,7 +151,7 @@ impl Sim {
         let now = self.world.clock.now();
         let process = self.process();
         let subscribed = match self.world.apps[process].state.engines.show(&show).await {
-            Ok(Some(handle)) => handle.subscribe(None, after, now).await.ok(),
+            Ok(Some(handle)) => handle.subscribe(seat_state::SeatScope::Every, None, after, now).await.ok(),
             _ => None,
         };
         let Some(subscription) = subscribed else { return };

@@ -248,13 +248,8 @@ impl ShowHandle {
         self.ask(|reply| Command::Read(Read::Hold { holder, hold, now, reply })).await
     }
 
-    /// The seat map as `viewer` sees it.
-    pub async fn seat_map(&self, viewer: Option<HolderId>, now: ServerMillis) -> Result<Decided<SeatMap>, EngineError> {
-        self.seat_map_of(SeatScope::Every, viewer, now).await
-    }
-
     /// The seat map as `viewer` sees it, listing the seats of `scope`.
-    pub async fn seat_map_of(
+    pub async fn seat_map(
         &self,
         scope: SeatScope,
         viewer: Option<HolderId>,
@@ -263,18 +258,9 @@ impl ShowHandle {
         self.ask(|reply| Command::Read(Read::SeatMap { scope, viewer, now, reply })).await
     }
 
-    /// A live feed of changes, starting after `after` when possible.
+    /// A live feed of changes, starting after `after` when possible (else
+    /// with a snapshot listing the seats of `scope`).
     pub async fn subscribe(
-        &self,
-        viewer: Option<HolderId>,
-        after: Option<i64>,
-        now: ServerMillis,
-    ) -> Result<Subscription, EngineError> {
-        self.subscribe_of(SeatScope::Every, viewer, after, now).await
-    }
-
-    /// [`ShowHandle::subscribe`], a fresh snapshot listing the seats of `scope`.
-    pub async fn subscribe_of(
         &self,
         scope: SeatScope,
         viewer: Option<HolderId>,

@@ -90,7 +90,7 @@ async fn show_stats(
 ) -> Result<Json<ShowStats>, AppError> {
     let (show, journal) = show_and_journal(&state, &show_id).await?;
     let engine = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let map = engine.seat_map(None, now).await?;
+    let map = engine.seat_map(seat_state::SeatScope::Every, None, now).await?;
     let (places, by_category) = operator::place_counts(&show, &map.value);
     let (holds, median_seconds_to_confirm) = operator::hold_counts(&journal);
     let conversion = if holds.created == 0 { 0.0 } else { holds.confirmed as f64 / holds.created as f64 };

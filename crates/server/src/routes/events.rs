@@ -59,7 +59,7 @@ async fn events(
     // client opens a new EventSource itself (it cannot set headers).
     let after = last_event_id(&headers)?.or(query.last_event_id);
     let viewer = viewer.map(|holder| HolderId::new(holder.as_ref()));
-    let subscription = show.subscribe_of(scope, viewer.clone(), after, now).await?;
+    let subscription = show.subscribe(scope, viewer.clone(), after, now).await?;
     let feed = Feed {
         show,
         scope,
@@ -159,7 +159,7 @@ impl Feed {
                 Err(RecvError::Lagged(_)) => {
                     let subscription = self
                         .show
-                        .subscribe_of(self.scope, self.viewer.clone(), Some(self.last), self.clock.now())
+                        .subscribe(self.scope, self.viewer.clone(), Some(self.last), self.clock.now())
                         .await
                         .ok()?;
                     let feed = std::mem::replace(self, self.empty_copy());

@@ -58,7 +58,7 @@ async fn seat_map(
 ) -> Result<Response, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
     let scope = scope(only.only);
-    let map = show.seat_map_of(scope, viewer.map(|holder| HolderId::new(holder.as_ref())), now).await?;
+    let map = show.seat_map(scope, viewer.map(|holder| HolderId::new(holder.as_ref())), now).await?;
     // Never earlier than the show's latest decision: a client reads its own writes.
     let mut response = Json(map.value).into_response();
     response.extensions_mut().insert(DecidedAt(map.at));
