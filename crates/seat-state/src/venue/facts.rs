@@ -82,13 +82,16 @@ impl ShowState {
     /// The seat's fact when it is taken at `now` (sold, blocked or held):
     /// the hold [`Self::seat_fact`] would give a deadline, unexpired.
     fn taken_seat_fact(&self, at: usize, viewer: Viewer<'_>, now: ServerMillis) -> Option<wire::SeatFact> {
-        let slot = self.seats[at];
-        let held = || {
-            slot.hold.map(|h| &self.holds[h]).is_some_and(|h| {
-                matches!(h.stored_status, HoldStatus::Held | HoldStatus::Confirmed) && h.expires_at > now
-            })
-        };
-        (slot.sold || self.blocked[at] || held()).then(|| self.seat_fact(at, viewer))
+        let held = || self.standing_hold(at).is_some_and(|hold| hold.expires_at > now);
+        (self.seats[at].sold || self.blocked[at] || held()).then(|| self.seat_fact(at, viewer))
+    }
+
+    /// Seat `at`'s latest hold, unless it was released or swept as expired.
+    fn standing_hold(&self, at: usize) -> Option<&crate::hold::Hold> {
+        self.seats[at]
+            .hold
+            .map(|h| &self.holds[h])
+            .filter(|h| matches!(h.stored_status, HoldStatus::Held | HoldStatus::Confirmed))
     }
 
     /// The public facts (no `mine`) of every seat and area `change`'s hold
@@ -125,11 +128,7 @@ impl ShowState {
 
     fn seat_fact(&self, at: usize, viewer: Viewer<'_>) -> wire::SeatFact {
         let slot = self.seats[at];
-        // The latest hold, unless it was released or swept as expired.
-        let hold = slot
-            .hold
-            .map(|h| &self.holds[h])
-            .filter(|h| matches!(h.stored_status, HoldStatus::Held | HoldStatus::Confirmed));
+        let hold = self.standing_hold(at);
         wire::SeatFact {
             id: String::from(&self.show.seats[at].id),
             sold: slot.sold,
