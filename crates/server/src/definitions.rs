@@ -31,7 +31,10 @@ impl Definitions {
     pub async fn get(&self, store: &Arc<dyn Store>, show_id: &str) -> anyhow::Result<Option<Arc<Encoded>>> {
         let cell = {
             let mut cells = self.0.lock().map_err(|_| anyhow::anyhow!("definition cache lock poisoned"))?;
-            Arc::clone(cells.entry(show_id.to_owned()).or_default())
+            match cells.get(show_id) {
+                Some(cell) => Arc::clone(cell),
+                None => Arc::clone(cells.entry(show_id.to_owned()).or_default()),
+            }
         };
         let made = cell
             .get_or_try_init(|| async {

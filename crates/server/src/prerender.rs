@@ -132,8 +132,12 @@ impl ShowPages {
         Ok(Some(venue))
     }
 
+    /// The show's page slot (made on first use: the caller knows the show exists).
     fn slot(&self, show_id: &str) -> anyhow::Result<Arc<PageSlot>> {
         let mut pages = self.pages.lock().map_err(|_| anyhow::anyhow!("show page cache lock poisoned"))?;
+        if let Some(slot) = pages.get(show_id) {
+            return Ok(Arc::clone(slot));
+        }
         Ok(Arc::clone(pages.entry(show_id.to_owned()).or_default()))
     }
 
