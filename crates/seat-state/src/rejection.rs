@@ -52,6 +52,10 @@ pub enum Rejection {
     AlreadyConfirmed,
     /// `409 extension_limit`: no extensions left.
     ExtensionLimit,
+    /// `403 not_admitted`: the show's queue has not admitted the holder
+    /// (or its window for a first hold passed). `None`s for a holder that
+    /// never joined (or one waiting for the draw).
+    NotAdmitted { position: Option<u64>, estimated_admit_at: Option<ServerMillis> },
 }
 
 impl Rejection {
@@ -81,6 +85,7 @@ impl Rejection {
             Self::HoldReleased => ("hold_released", 410),
             Self::AlreadyConfirmed => ("already_confirmed", 409),
             Self::ExtensionLimit => ("extension_limit", 409),
+            Self::NotAdmitted { .. } => ("not_admitted", 403),
         }
     }
 
@@ -126,6 +131,12 @@ impl Rejection {
             Self::HoldReleased => "This hold was released.".into(),
             Self::AlreadyConfirmed => "This hold is already confirmed.".into(),
             Self::ExtensionLimit => "This hold cannot be extended any more.".into(),
+            Self::NotAdmitted { position: None, .. } => {
+                "This show's sale has a queue: join it, and hold once you are admitted.".into()
+            }
+            Self::NotAdmitted { position: Some(position), .. } => {
+                format!("You are number {position} in the queue; you can hold once you are admitted.")
+            }
         }
     }
 
@@ -159,6 +170,13 @@ impl Rejection {
             "hold_released" => Self::HoldReleased,
             "already_confirmed" => Self::AlreadyConfirmed,
             "extension_limit" => Self::ExtensionLimit,
+            "not_admitted" => {
+                let queue = body.queue.unwrap_or_default();
+                Self::NotAdmitted {
+                    position: queue.position,
+                    estimated_admit_at: queue.estimated_admit_at.map(ServerMillis),
+                }
+            }
             _ => return None,
         })
     }
@@ -185,6 +203,7 @@ impl Rejection {
             seats: None,
             area: None,
             available: None,
+            queue: None,
         };
         match self {
             Self::InvalidSeats { seats } if !seats.is_empty() => body.seats = Some(seats.clone()),
@@ -193,6 +212,12 @@ impl Rejection {
             Self::NotEnoughSeats { area, available } => {
                 body.area = Some(area.clone());
                 body.available = Some(i64::from(*available));
+            }
+            Self::NotAdmitted { position, estimated_admit_at } => {
+                body.queue = Some(wire::NotAdmitted {
+                    position: *position,
+                    estimated_admit_at: estimated_admit_at.map(|at| at.0),
+                });
             }
             _ => {}
         }

@@ -4,7 +4,9 @@ use std::collections::HashSet;
 use std::fmt;
 
 use crate::ids::{AreaId, PlaceId, SeatId, ShowId};
+use crate::queue::OnSale;
 use crate::seating::{self, Category, Channel, Point, RowPlace};
+use crate::time::ServerMillis;
 use crate::wire;
 
 /// What happens when a customer confirms after the deadline.
@@ -83,6 +85,8 @@ pub struct Show {
     /// The stage: best available ranks blocks by distance to it.
     pub focus: Option<Point>,
     pub channels: Vec<Channel>,
+    /// The waiting room, when the show has one.
+    pub on_sale: Option<OnSale>,
 }
 
 /// Why a show definition was refused (`422 invalid_show`).
@@ -203,7 +207,8 @@ impl Show {
         let seat_ids: HashSet<&str> = seats.iter().map(|seat| seat.id.as_str()).collect();
         let channels = seating::channels(input.channels.as_deref().unwrap_or_default(), |id| seat_ids.contains(id))?;
         let focus = seating::focus(input.focus)?;
-        Ok(Self { id, name: name.to_owned(), rules, seats, areas, categories, focus, channels })
+        let on_sale = input.on_sale.as_ref().map(on_sale).transpose()?;
+        Ok(Self { id, name: name.to_owned(), rules, seats, areas, categories, focus, channels, on_sale })
     }
 
     /// The complete definition as sent on the wire.
@@ -247,6 +252,32 @@ impl Show {
             categories: self.categories.iter().map(Into::into).collect(),
             focus: self.focus.map(|Point { x, y }| wire::Focus { x, y }),
             channels: self.channels.iter().map(Into::into).collect(),
+            on_sale: self.on_sale.map(|on_sale| wire::OnSaleDefinition {
+                opens_at: on_sale.opens_at.0,
+                admit_per_minute: on_sale.admit_per_minute.into(),
+                pre_queue_seconds: on_sale.pre_queue_seconds.into(),
+                admission_seconds: on_sale.admission_seconds.into(),
+            }),
         }
     }
+}
+
+/// The highest `admitPerMinute`: a thousand places a second.
+const MAX_ADMIT_PER_MINUTE: i64 = 60_000;
+
+/// Validates `onSale` (API.md "Waiting room (v3)") and fills in defaults.
+fn on_sale(input: &wire::OnSaleInput) -> Result<OnSale, InvalidShow> {
+    let opens_at = input.opens_at.ok_or_else(|| InvalidShow("onSale.opensAt is required".into()))?;
+    if opens_at < 0 {
+        return Err(InvalidShow(format!("onSale.opensAt must be an instant in epoch milliseconds, not {opens_at}")));
+    }
+    if input.admit_per_minute.is_none() {
+        return Err(InvalidShow("onSale.admitPerMinute is required".into()));
+    }
+    Ok(OnSale {
+        opens_at: ServerMillis(opens_at),
+        admit_per_minute: bounded("onSale.admitPerMinute", input.admit_per_minute, 1, 1, MAX_ADMIT_PER_MINUTE)?,
+        pre_queue_seconds: bounded("onSale.preQueueSeconds", input.pre_queue_seconds, 900, 1, MAX_SECONDS)?,
+        admission_seconds: bounded("onSale.admissionSeconds", input.admission_seconds, 600, 1, MAX_SECONDS)?,
+    })
 }

@@ -4,6 +4,7 @@
 use super::{Change, Decision, ShowState};
 use crate::hold::{Hold, HoldStatus, HolderId};
 use crate::ids::{HoldId, SeatId};
+use crate::queue::Admission;
 use crate::rejection::Rejection;
 use crate::request::HoldRequest;
 use crate::show::LatePolicy;
@@ -31,12 +32,37 @@ impl ShowState {
         request: &HoldRequest,
         now: ServerMillis,
     ) -> Result<Decision, Rejection> {
+        self.decide_admitted_create(holder, request, Admission::Open, now)
+    }
+
+    /// [`Self::decide_create`] for a show with a waiting room: after an
+    /// idempotent replay and before the limits, a holder the queue has not
+    /// admitted is refused `NotAdmitted` (API.md "Waiting room (v3)"). An
+    /// admission lasts until its window ends, and for good once the holder
+    /// made a hold within it (so a customer may change seats while paying).
+    pub fn decide_admitted_create(
+        &self,
+        holder: &HolderId,
+        request: &HoldRequest,
+        admission: Admission,
+        now: ServerMillis,
+    ) -> Result<Decision, Rejection> {
         if let Some(existing) = self.hold(&request.hold_id) {
             return if existing.holder == *holder && self.same_request(existing, request) {
                 Ok(Decision::Unchanged)
             } else {
                 Err(Rejection::IdempotencyMismatch)
             };
+        }
+        match admission {
+            Admission::Open => {}
+            Admission::Admitted { since, until, .. } if now < until || self.held_since(holder, since) => {}
+            Admission::Admitted { position, .. } => {
+                return Err(Rejection::NotAdmitted { position: Some(position), estimated_admit_at: None });
+            }
+            Admission::Waiting { position, estimated_admit_at } => {
+                return Err(Rejection::NotAdmitted { position, estimated_admit_at });
+            }
         }
         let Some(best) = &request.best else {
             return self.decide_places(holder, request, &request.seats, now);
@@ -217,6 +243,12 @@ impl ShowState {
     }
 
     /// How many unexpired holds the holder has at `now`. O(h).
+    /// Whether `holder` made a hold of this show at `since` or later (of
+    /// the holds kept in memory).
+    pub fn held_since(&self, holder: &HolderId, since: ServerMillis) -> bool {
+        self.holds_of(holder).any(|hold| hold.created_at >= since)
+    }
+
     pub fn active_holds_of(&self, holder: &HolderId, now: ServerMillis) -> usize {
         self.holds_of(holder).filter(|hold| hold.is_active(now)).count()
     }

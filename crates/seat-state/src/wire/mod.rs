@@ -8,6 +8,7 @@ mod admin;
 mod areas;
 mod hold;
 mod order;
+mod queue;
 mod venue;
 
 use serde::{Deserialize, Serialize};
@@ -16,6 +17,7 @@ pub use admin::{BlockRequest, BlockedSeats, HoldCounts, OperatorHold, OperatorHo
 pub use areas::AreaMap;
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};
+pub use queue::{OnSaleDefinition, OnSaleInput, QueuePlace, QueueProgress, QueueSettingsBody, QueueState, QueueStatus};
 pub use venue::{CategoryDefinition, ChannelDefinition, Focus, ShowDocument, ShowOffer, VenueSeat, default_label};
 
 /// A seat in a show definition, as sent by an admin or returned by the server.
@@ -72,6 +74,9 @@ pub struct ShowInput {
     pub focus: Option<Focus>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channels: Option<Vec<ChannelDefinition>>,
+    /// The waiting room (API.md "Waiting room (v3)").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_sale: Option<OnSaleInput>,
 }
 
 /// The v1 fields of a complete show definition, as v1 clients read
@@ -248,4 +253,17 @@ pub struct ErrorBody {
     /// `not_enough_seats`: how many places that area still has.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub available: Option<i64>,
+    /// `not_admitted`: where the session stands (both fields present,
+    /// `null` for a session that never joined).
+    #[serde(default, flatten, skip_serializing_if = "Option::is_none")]
+    pub queue: Option<NotAdmitted>,
+}
+
+/// The extra fields of `403 not_admitted`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct NotAdmitted {
+    pub position: Option<u64>,
+    pub estimated_admit_at: Option<i64>,
 }

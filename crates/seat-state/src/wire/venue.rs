@@ -109,6 +109,9 @@ pub struct ShowDocument {
     pub focus: Option<Focus>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub channels: Vec<ChannelDefinition>,
+    /// The waiting room's settings as created.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_sale: Option<super::OnSaleDefinition>,
 }
 
 impl ShowDocument {
