@@ -108,6 +108,7 @@ async fn edge_layer(State(edge): State<Edge>, mut request: Request, next: Next) 
             seats: error.seats,
             area: error.area,
             available: error.available,
+            queue: error.queue,
         };
         // Keep the error's own headers (Retry-After, Allow); the body is new.
         let headers = std::mem::take(response.headers_mut());

@@ -120,6 +120,9 @@ pub struct LimitArgs {
     /// Live-event streams open at once from one client address.
     #[arg(long, env = "SEATHOLD_MAX_STREAMS_PER_ADDRESS", default_value_t = StreamCaps::default().per_address)]
     pub max_streams_per_address: usize,
+    /// Places one client address may take in a show's waiting room.
+    #[arg(long, env = "SEATHOLD_QUEUE_PLACES_PER_ADDRESS", default_value_t = crate::limits::QUEUE_PLACES_PER_ADDRESS)]
+    pub queue_places_per_address: u32,
     /// Longest a client may take to send a request's headers before the
     /// connection is closed (slow clients cost nothing).
     #[arg(long, env = "SEATHOLD_HEADER_TIMEOUT", default_value = "10s")]
@@ -140,7 +143,12 @@ impl LimitArgs {
             sessions_per_address: self.sessions_per_address,
         });
         let streams = StreamCaps { total: self.max_streams, per_address: self.max_streams_per_address };
-        Limits { rates, streams, trust_forwarded_for: self.trust_forwarded_for }
+        Limits {
+            rates,
+            streams,
+            trust_forwarded_for: self.trust_forwarded_for,
+            queue_places_per_address: self.queue_places_per_address,
+        }
     }
 }
 

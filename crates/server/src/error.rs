@@ -11,6 +11,9 @@ use seat_state::ServerMillis;
 
 use crate::engine::EngineError;
 
+/// Seconds before an address over its queue places asks again: places
+/// free up only as the queue moves.
+const QUEUE_PLACES_RETRY_AFTER_SECONDS: u64 = 60;
 /// Seconds a client should wait before retrying a `503 unavailable`.
 const RETRY_AFTER_SECONDS: u32 = 1;
 /// Streams free up as viewers leave; meanwhile the page polls.
@@ -55,6 +58,12 @@ pub enum AppError {
     RateLimited { retry_after_seconds: u64 },
     #[error("Too many live streams are open; poll the seat map, and try a stream again later.")]
     TooManyStreams,
+    #[error("This show has no waiting room.")]
+    NoQueue,
+    #[error("This session has not joined the show's queue.")]
+    NotQueued,
+    #[error("{}", .0.message())]
+    Queue(seat_state::queue::QueueRefusal),
     #[error("The server failed; the failure was logged.")]
     Internal(#[from] anyhow::Error),
 }
@@ -98,6 +107,11 @@ impl AppError {
             Self::Rejected(rejection) | Self::RejectedAt { rejection, .. } => {
                 (StatusCode::from_u16(rejection.status()).unwrap_or(StatusCode::CONFLICT), rejection.code())
             }
+            Self::NoQueue => (StatusCode::NOT_FOUND, "no_queue"),
+            Self::NotQueued => (StatusCode::NOT_FOUND, "not_queued"),
+            Self::Queue(refusal) => {
+                (StatusCode::from_u16(refusal.status()).unwrap_or(StatusCode::CONFLICT), refusal.code())
+            }
             Self::Internal(_) => (StatusCode::INTERNAL_SERVER_ERROR, "internal"),
         }
     }
@@ -111,6 +125,7 @@ pub struct PendingError {
     pub seats: Option<Vec<String>>,
     pub area: Option<String>,
     pub available: Option<i64>,
+    pub queue: Option<seat_state::wire::NotAdmitted>,
 }
 
 impl IntoResponse for AppError {
@@ -120,12 +135,14 @@ impl IntoResponse for AppError {
         }
         let (status, code) = self.status_and_code();
         let mut response = status.into_response();
-        let mut pending = PendingError { code, message: self.to_string(), seats: None, area: None, available: None };
+        let mut pending =
+            PendingError { code, message: self.to_string(), seats: None, area: None, available: None, queue: None };
         match &self {
             Self::Rejected(rejection) | Self::RejectedAt { rejection, .. } => {
                 // The rejection's own extra fields (seats, area, available).
                 let body = rejection.to_wire(ServerMillis(0));
                 (pending.seats, pending.area, pending.available) = (body.seats, body.area, body.available);
+                pending.queue = body.queue;
             }
             Self::Unavailable => {
                 response.headers_mut().insert("retry-after", HeaderValue::from(RETRY_AFTER_SECONDS));
@@ -135,6 +152,9 @@ impl IntoResponse for AppError {
             }
             Self::RateLimited { retry_after_seconds } => {
                 response.headers_mut().insert("retry-after", HeaderValue::from(*retry_after_seconds));
+            }
+            Self::Queue(seat_state::queue::QueueRefusal::TooManyPlaces { .. }) => {
+                response.headers_mut().insert("retry-after", HeaderValue::from(QUEUE_PLACES_RETRY_AFTER_SECONDS));
             }
             _ => {}
         }

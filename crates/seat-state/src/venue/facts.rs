@@ -33,6 +33,13 @@ pub enum SeatScope {
 }
 
 impl ShowState {
+    /// Whether every seat and every area place is sold (a waiting room
+    /// ends then). O(n).
+    pub fn sold_out(&self) -> bool {
+        self.seats.iter().all(|seat| seat.sold)
+            && self.areas.iter().zip(&self.show.areas).all(|(slot, area)| slot.sold >= area.capacity)
+    }
+
     /// [`ShowState::seat_map`] or [`ShowState::taken_seat_map`].
     pub fn seat_map_of(&self, scope: SeatScope, viewer: Option<&HolderId>, now: ServerMillis) -> wire::SeatMap {
         match scope {

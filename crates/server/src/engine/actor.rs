@@ -406,6 +406,10 @@ impl ShowActor {
                 let subscription = self.events.subscribe(after, self.state.version(), snapshot);
                 drop(reply.send(Ok(Answer { at, value: subscription })));
             }
+            Read::HeldSince { holder, since, reply } => {
+                drop(reply.send(Ok(Answer { at: self.latest, value: self.state.held_since(&holder, since) })));
+            }
+            Read::SoldOut { reply } => drop(reply.send(Ok(Answer { at: self.latest, value: self.state.sold_out() }))),
         }
     }
 

@@ -3,7 +3,7 @@
 use tokio::sync::oneshot;
 
 use seat_state::wire::{HoldBody, HoldOrder, SeatMap};
-use seat_state::{HoldId, HolderId, SeatId, SeatScope, ServerMillis};
+use seat_state::{Admission, HoldId, HolderId, SeatId, SeatScope, ServerMillis};
 
 use crate::store::DueExpiry;
 
@@ -73,6 +73,8 @@ pub enum Write {
         holder: HolderId,
         body: HoldOrder,
         generated_id: HoldId,
+        /// What the show's queue said of this holder (`Open` without one).
+        admission: Admission,
         reply: Reply<Written>,
     },
     Act {
@@ -116,6 +118,16 @@ pub enum Read {
         now: ServerMillis,
         reply: Reply<Subscription>,
     },
+    /// Whether the holder made a hold at `since` or later.
+    HeldSince {
+        holder: HolderId,
+        since: ServerMillis,
+        reply: Reply<bool>,
+    },
+    /// Whether every place of the show is sold.
+    SoldOut {
+        reply: Reply<bool>,
+    },
 }
 
 impl Write {
@@ -136,6 +148,7 @@ impl Read {
             Self::Hold { reply, .. } => drop(reply.send(Err(error))),
             Self::SeatMap { reply, .. } => drop(reply.send(Err(error))),
             Self::Subscribe { reply, .. } => drop(reply.send(Err(error))),
+            Self::HeldSince { reply, .. } | Self::SoldOut { reply } => drop(reply.send(Err(error))),
         }
     }
 }

@@ -53,14 +53,14 @@ impl ShowActor {
         staged: &mut Staged,
     ) -> Result<Outcome, Rejection> {
         let (decision, hold_id, holder) = match write {
-            Write::Create { holder, body, generated_id, reply: _ } => {
+            Write::Create { holder, body, generated_id, admission, reply: _ } => {
                 let request =
                     self.state.parse_order(body, generated_id.clone()).inspect_err(|r| self.count_conflict(r))?;
                 if foreign.contains(&request.hold_id) || self.belongs_elsewhere(&request.hold_id) {
                     return Err(Rejection::IdempotencyMismatch);
                 }
                 let decision =
-                    self.state.decide_create(holder, &request, now).inspect_err(|r| self.count_conflict(r))?;
+                    self.state.decide_admitted_create(holder, &request, *admission, now).inspect_err(|r| self.count_conflict(r))?;
                 (decision, request.hold_id, holder)
             }
             Write::Act { action, holder, hold, reply: _ } => {

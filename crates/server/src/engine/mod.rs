@@ -12,6 +12,7 @@ mod decide;
 mod error;
 pub mod events;
 mod index;
+pub mod queue;
 mod retain;
 
 use std::collections::HashMap;
@@ -20,7 +21,7 @@ use std::sync::{Arc, RwLock};
 use tokio::sync::{OnceCell, broadcast, mpsc, oneshot};
 
 use seat_state::wire::{HoldBody, HoldOrder, SeatMap};
-use seat_state::{HoldId, HolderId, SeatId, SeatScope, ServerMillis, ShowState};
+use seat_state::{Admission, HoldId, HolderId, SeatId, SeatScope, ServerMillis, ShowState};
 
 use crate::clock::SharedClock;
 use crate::metrics::Metrics;
@@ -48,6 +49,8 @@ pub struct Engines {
     shows: RwLock<HashMap<String, Arc<OnceCell<ShowHandle>>>>,
     index: Arc<HoldIndex>,
     retention: Retention,
+    /// Each show's waiting room, started once (`None`: the show has none).
+    queues: RwLock<HashMap<String, Arc<OnceCell<Option<queue::QueueHandle>>>>>,
 }
 
 /// A way to talk to one show's writer.
@@ -62,7 +65,15 @@ fn storage(error: anyhow::Error) -> EngineError {
 
 impl Engines {
     pub fn new(store: Arc<dyn Store>, metrics: Arc<Metrics>, clock: SharedClock) -> Self {
-        Self { store, metrics, clock, shows: RwLock::default(), index: Arc::default(), retention: Retention::default() }
+        Self {
+            store,
+            metrics,
+            clock,
+            shows: RwLock::default(),
+            index: Arc::default(),
+            retention: Retention::default(),
+            queues: RwLock::default(),
+        }
     }
 
     /// How long settled holds stay in memory and how often checkpoints
@@ -217,9 +228,24 @@ impl ShowHandle {
     }
 
     /// Decides and commits a new hold (or answers an idempotent replay).
-    pub async fn create_hold(&self, holder: HolderId, body: HoldOrder) -> Result<Decided<Written>, EngineError> {
+    pub async fn create_hold(
+        &self,
+        holder: HolderId,
+        body: HoldOrder,
+        admission: Admission,
+    ) -> Result<Decided<Written>, EngineError> {
         let generated_id = generated_hold_id()?;
-        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, reply })).await
+        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, admission, reply })).await
+    }
+
+    /// Whether `holder` made a hold of this show at `since` or later.
+    pub async fn held_since(&self, holder: HolderId, since: ServerMillis) -> Result<bool, EngineError> {
+        Ok(self.ask(|reply| Command::Read(Read::HeldSince { holder, since, reply })).await?.value)
+    }
+
+    /// Whether every seat and area place of the show is sold.
+    pub async fn sold_out(&self) -> Result<bool, EngineError> {
+        Ok(self.ask(|reply| Command::Read(Read::SoldOut { reply })).await?.value)
     }
 
     /// Extends, confirms or releases a hold of `holder`.

@@ -82,7 +82,7 @@ pub fn named_by_reads(reads: &[Read]) -> Vec<HoldId> {
         .iter()
         .filter_map(|read| match read {
             Read::Hold { hold, .. } => Some(hold.clone()),
-            Read::SeatMap { .. } | Read::Subscribe { .. } => None,
+            Read::SeatMap { .. } | Read::Subscribe { .. } | Read::HeldSince { .. } | Read::SoldOut { .. } => None,
         })
         .collect()
 }

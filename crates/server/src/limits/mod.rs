@@ -21,13 +21,23 @@ pub struct Limits {
     /// Take the client address from `X-Forwarded-For` (the proxy's own entry,
     /// the last one); only behind a proxy that sets it.
     pub trust_forwarded_for: bool,
+    /// Places one client address may take in a show's waiting room.
+    pub queue_places_per_address: u32,
 }
+
+/// API.md's default for `--queue-places-per-address`.
+pub const QUEUE_PLACES_PER_ADDRESS: u32 = 50;
 
 impl Default for Limits {
     /// No rate limits (simulations and in-process tests drive everything from
     /// one place); the stream caps stand. `seathold serve` turns rates on.
     fn default() -> Self {
-        Self { rates: None, streams: StreamCaps::default(), trust_forwarded_for: false }
+        Self {
+            rates: None,
+            streams: StreamCaps::default(),
+            trust_forwarded_for: false,
+            queue_places_per_address: QUEUE_PLACES_PER_ADDRESS,
+        }
     }
 }
 

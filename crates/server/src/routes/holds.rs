@@ -8,7 +8,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use seat_state::wire::{ErrorBody, HoldBody, HoldList, HoldOrder};
-use seat_state::{HoldId, HolderId, Rejection};
+use seat_state::{Admission, HoldId, HolderId, Rejection};
 
 use crate::engine::{Action, Decided, ShowHandle};
 use crate::error::{AppError, DecidedAt};
@@ -47,6 +47,7 @@ pub(super) fn decided(status: StatusCode, hold: Decided<HoldBody>) -> Response {
         (status = 200, description = "the same request again: the hold as it stands", body = HoldBody),
         (status = 400, description = "bad_request", body = ErrorBody),
         (status = 401, description = "unauthorized", body = ErrorBody),
+        (status = 403, description = "not_admitted (with position and estimatedAdmitAt): the show's queue has not admitted this session", body = ErrorBody),
         (status = 404, description = "unknown_show", body = ErrorBody),
         (status = 408, description = "request_timeout: the body did not arrive in time", body = ErrorBody),
         (status = 409, description = "seats_unavailable (with seats: blocked, or a channel's without its code), seats_taken (with seats), not_enough_seats (with area and available; for best, available = the largest free block), idempotency_mismatch", body = ErrorBody),
@@ -63,9 +64,14 @@ async fn create_hold(
 ) -> Result<Response, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
     let ApiJson(body) = ApiJson::<HoldOrder>::from_request(request, &state).await?;
+    let holder = holder(&session);
+    let admission = match state.engines.queue(&show_id, &show).await? {
+        Some(queue) => queue.admission(holder.clone(), state.clock.now()).await?,
+        None => Admission::Open,
+    };
     // Decided at the writer's instant, not at `now`: the body may have
     // arrived long after the headers.
-    let written = show.create_hold(holder(&session), body).await?;
+    let written = show.create_hold(holder, body, admission).await?;
     let status = if written.value.created { StatusCode::CREATED } else { StatusCode::OK };
     Ok(decided(status, Decided { at: written.at, value: written.value.hold }))
 }

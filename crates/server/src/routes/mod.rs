@@ -4,6 +4,7 @@ pub mod admin;
 pub mod events;
 pub mod health;
 pub mod holds;
+pub mod queue;
 pub mod seats;
 pub mod sessions;
 pub mod shows;
@@ -23,4 +24,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(holds::router())
         .merge(events::router())
         .merge(admin::router())
+        .merge(queue::router())
 }

@@ -9,9 +9,10 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use async_trait::async_trait;
 
 use seat_state::wire::ShowSummary;
-use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis, Show};
+use seat_state::{Change, Hold, HoldId, HolderId, QueueEntry, ServerMillis, Show};
 
 use super::checkpoint::{hold_in, load_in};
+use super::queue_log::continues;
 use super::{
     Checkpoint, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, SessionSeen, Store, Transition,
 };
@@ -29,6 +30,8 @@ struct Inner {
     /// By sequence number, as SQLite's `outbox.seq`.
     outbox: BTreeMap<i64, Entry>,
     next_seq: i64,
+    /// Each show's queue log, in seq order (entry `i` has seq `i + 1`).
+    queues: HashMap<String, Vec<QueueEntry>>,
 }
 
 struct StoredShow {
@@ -211,6 +214,25 @@ impl Store for MemoryStore {
                 entry.done = true;
             }
         }
+        Ok(())
+    }
+
+    async fn queue_log(&self, show_id: &str, after_seq: u64) -> anyhow::Result<Vec<QueueEntry>> {
+        let inner = self.lock()?;
+        let log = inner.queues.get(show_id).map(Vec::as_slice).unwrap_or_default();
+        Ok(log.iter().filter(|entry| entry.seq > after_seq).cloned().collect())
+    }
+
+    async fn append_queue(&self, show_id: &str, entries: Vec<QueueEntry>) -> Result<(), CommitError> {
+        let mut inner = self.lock()?;
+        if !inner.shows.contains_key(show_id) {
+            return Err(CommitError::Failed(anyhow::anyhow!("no show {show_id}")));
+        }
+        let log = inner.queues.entry(show_id.to_owned()).or_default();
+        if !continues(log.len() as u64, &entries) {
+            return Err(CommitError::Stale(format!("the queue of {show_id} moved on")));
+        }
+        log.extend(entries);
         Ok(())
     }
 }

@@ -8,6 +8,7 @@ mod faulty;
 mod journal;
 mod memory;
 mod postgres;
+mod queue_log;
 mod shared_memory;
 mod sqlite;
 
@@ -18,7 +19,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 
 use seat_state::wire::ShowSummary;
-use seat_state::{Change, Hold, HoldId, HolderId, Retired, SeatId, ServerMillis, Show};
+use seat_state::{Change, Hold, HoldId, HolderId, QueueEntry, Retired, SeatId, ServerMillis, Show};
 
 pub use checkpoint::Checkpoint;
 pub use faulty::{CommitFault, Faults, FaultyStore};
@@ -251,6 +252,12 @@ pub trait Store: Send + Sync + 'static {
     async fn due_expiries(&self, now: ServerMillis, limit: usize) -> anyhow::Result<Vec<DueExpiry>>;
     /// Marks outbox entries done (their expiry happened, or was stale).
     async fn finish_expiries(&self, seqs: Vec<i64>, now: ServerMillis) -> anyhow::Result<()>;
+    /// A show's queue log after entry `after_seq`, oldest first.
+    async fn queue_log(&self, show_id: &str, after_seq: u64) -> anyhow::Result<Vec<QueueEntry>>;
+    /// Appends entries to a show's queue log, all or nothing, durably. They
+    /// must continue the log: `CommitError::Stale` when another writer
+    /// appended first (nothing is written then).
+    async fn append_queue(&self, show_id: &str, entries: Vec<QueueEntry>) -> Result<(), CommitError>;
 }
 
 /// Opens the store a `--database` URL names, migrated to the current schema.

@@ -159,4 +159,12 @@ impl Store for SharedMemoryStore {
     async fn finish_expiries(&self, seqs: Vec<i64>, now: ServerMillis) -> anyhow::Result<()> {
         self.data.finish_expiries(seqs, now).await
     }
+
+    async fn queue_log(&self, show_id: &str, after_seq: u64) -> anyhow::Result<Vec<seat_state::QueueEntry>> {
+        self.data.queue_log(show_id, after_seq).await
+    }
+
+    async fn append_queue(&self, show_id: &str, entries: Vec<seat_state::QueueEntry>) -> Result<(), CommitError> {
+        self.data.append_queue(show_id, entries).await
+    }
 }

@@ -19,6 +19,7 @@
 
 mod batch;
 mod listen;
+mod queue;
 mod rows;
 mod tls;
 
@@ -40,11 +41,12 @@ use super::{
 };
 
 /// Migrations, in order; each runs once, under a lock, in its own transaction.
-const MIGRATIONS: [&str; 4] = [
+const MIGRATIONS: [&str; 5] = [
     include_str!("../../../migrations/postgres/0001_schema.sql"),
     include_str!("../../../migrations/postgres/0002_blocked_seats.sql"),
     include_str!("../../../migrations/postgres/0003_session_last_seen.sql"),
     include_str!("../../../migrations/postgres/0004_checkpoints.sql"),
+    include_str!("../../../migrations/postgres/0005_queue.sql"),
 ];
 /// The `NOTIFY` channel batch commits announce their show on.
 const CHANNEL: &str = "seathold_changes";
@@ -362,5 +364,14 @@ impl Store for PostgresStore {
             .execute("UPDATE outbox SET done_at = $2 WHERE seq = ANY($1) AND done_at IS NULL", &[&seqs, &now.0])
             .await?;
         Ok(())
+    }
+
+    async fn queue_log(&self, show_id: &str, after_seq: u64) -> anyhow::Result<Vec<seat_state::QueueEntry>> {
+        queue::log(&self.client().await?, show_id, after_seq).await
+    }
+
+    async fn append_queue(&self, show_id: &str, entries: Vec<seat_state::QueueEntry>) -> Result<(), CommitError> {
+        let mut client = self.client().await?;
+        queue::append(&mut client, show_id, &entries).await
     }
 }

@@ -27,6 +27,7 @@ mod connections;
 mod flush;
 mod holds;
 mod lock;
+mod queue;
 
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
@@ -38,6 +39,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0006_session_last_seen.sql")),
         M::up(include_str!("../../../migrations/0007_checkpoints.sql")),
         M::up(include_str!("../../../migrations/0008_journal_check_without_list.sql")),
+        M::up(include_str!("../../../migrations/0009_queue.sql")),
     ])
 }
 
@@ -388,6 +390,18 @@ impl Store for SqliteStore {
         // A lost mark costs only a rerun that finds nothing to do: no flush
         // of its own (the next commit's carries it).
         self.with_unflushed(move |connection| mark_done(connection, &seqs, now)).await
+    }
+
+    async fn queue_log(&self, show_id: &str, after_seq: u64) -> anyhow::Result<Vec<seat_state::QueueEntry>> {
+        let show_id = show_id.to_owned();
+        self.read(move |connection| queue::log(connection, &show_id, after_seq)).await
+    }
+
+    async fn append_queue(&self, show_id: &str, entries: Vec<seat_state::QueueEntry>) -> Result<(), CommitError> {
+        let show_id = show_id.to_owned();
+        let stale = CommitError::Stale(format!("the queue of {show_id} moved on"));
+        let appended = self.with(move |connection| queue::append(connection, &show_id, &entries)).await?;
+        if appended { Ok(()) } else { Err(stale) }
     }
 }
 

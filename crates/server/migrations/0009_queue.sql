@@ -1,0 +1,11 @@
+-- The waiting room's log (API.md "Waiting room (v3)"): its own sequence per
+-- show, beside the journal; the queue's state is a replay of it.
+CREATE TABLE queue_entries (
+    show_id TEXT NOT NULL REFERENCES shows (id),
+    seq INTEGER NOT NULL,
+    at INTEGER NOT NULL,
+    kind TEXT NOT NULL CHECK (kind IN ('joined', 'drawn', 'set')),
+    holder TEXT,
+    data TEXT NOT NULL,
+    PRIMARY KEY (show_id, seq)
+) WITHOUT ROWID;

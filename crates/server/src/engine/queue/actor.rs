@@ -1,0 +1,245 @@
+//! The queue's writer task: batches of requests decided at one instant,
+//! their entries appended to the log in one write, answered after it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::{mpsc, watch};
+
+use seat_state::queue::{QueueRefusal, QueueSettings};
+use seat_state::{Queue, QueueEntry, ServerMillis};
+
+use super::{Joined, QueueCommand, QueueError};
+use crate::clock::SharedClock;
+use crate::engine::{Decided, EngineError, ShowHandle};
+use crate::store::{CommitError, Store};
+
+/// Requests decided together, at most.
+const BATCH: usize = 512;
+/// How often progress goes out (API.md: at least once a second).
+const TICK: Duration = Duration::from_millis(1000);
+/// Ticks between looks at whether every place is sold (which closes the queue).
+const SOLD_OUT_EVERY: u32 = 5;
+
+pub struct QueueActor {
+    show_id: Arc<str>,
+    queue: Queue,
+    store: Arc<dyn Store>,
+    clock: SharedClock,
+}
+
+/// What a write in a batch came to (reads are answered from the state).
+type Outcome = Option<Result<bool, QueueRefusal>>;
+
+fn storage(error: impl Into<anyhow::Error>) -> EngineError {
+    EngineError::Storage(error.into())
+}
+
+impl QueueActor {
+    /// The writer, with every entry the store has applied.
+    pub async fn load(show_id: Arc<str>, queue: Queue, store: Arc<dyn Store>, clock: SharedClock) -> Result<Self, EngineError> {
+        let mut actor = Self { show_id, queue, store, clock };
+        actor.catch_up().await.map_err(storage)?;
+        Ok(actor)
+    }
+
+    async fn catch_up(&mut self) -> anyhow::Result<()> {
+        for entry in self.store.queue_log(&self.show_id, self.queue.seq()).await? {
+            self.queue.apply(&entry);
+        }
+        Ok(())
+    }
+
+    /// After a failed append: the queue as the store has it.
+    async fn rebuild(&mut self) -> anyhow::Result<()> {
+        self.queue = Queue::new(*self.queue.on_sale());
+        self.catch_up().await
+    }
+
+    /// The batch's instant: the store's clock when processes share it, and
+    /// never earlier than an instant the log already has.
+    async fn now(&self) -> ServerMillis {
+        let store_clock = if self.store.shared() { self.store.clock().await.ok().flatten() } else { None };
+        let now = store_clock.unwrap_or_else(|| self.clock.now());
+        self.queue.latest_at().map_or(now, |latest| now.max(latest))
+    }
+
+    pub fn progress_json(&self) -> Arc<str> {
+        let progress = self.queue.progress(self.clock.now());
+        Arc::from(serde_json::to_string(&progress).unwrap_or_default())
+    }
+
+    pub async fn run(mut self, mut commands: mpsc::Receiver<QueueCommand>, progress: watch::Sender<Arc<str>>) {
+        while let Some(first) = commands.recv().await {
+            let mut batch = vec![first];
+            while batch.len() < BATCH {
+                match commands.try_recv() {
+                    Ok(command) => batch.push(command),
+                    Err(_) => break,
+                }
+            }
+            let ticked = batch.iter().any(|command| matches!(command, QueueCommand::Tick | QueueCommand::Settings { .. }));
+            let now = self.serve(batch).await;
+            if ticked {
+                let json = serde_json::to_string(&self.queue.progress(now)).unwrap_or_default();
+                progress.send_replace(Arc::from(json));
+            }
+        }
+    }
+
+    /// Decides, writes and answers one batch; returns its instant.
+    async fn serve(&mut self, batch: Vec<QueueCommand>) -> ServerMillis {
+        if self.store.shared()
+            && let Err(error) = self.catch_up().await
+        {
+            let now = self.clock.now();
+            fail(batch, || QueueError::Engine(storage(anyhow::anyhow!("{error:#}"))));
+            return now;
+        }
+        let mut now = self.now().await;
+        let (mut entries, mut outcomes) = self.decide(&batch, now);
+        if !entries.is_empty() {
+            let mut written = self.store.append_queue(&self.show_id, entries).await;
+            if let Err(CommitError::Stale(_)) = written {
+                // Another process appended first: decide again on its entries, once.
+                if self.rebuild().await.is_ok() {
+                    now = self.now().await;
+                    (entries, outcomes) = self.decide(&batch, now);
+                    written = if entries.is_empty() { Ok(()) } else { self.store.append_queue(&self.show_id, entries).await };
+                }
+            }
+            if let Err(error) = written {
+                tracing::warn!(show = %self.show_id, error = %error, "queue append failed; reloading");
+                if let Err(error) = self.rebuild().await {
+                    tracing::error!(show = %self.show_id, error = ?error, "queue reload failed");
+                }
+                fail(batch, || QueueError::Engine(EngineError::Unavailable));
+                return now;
+            }
+        }
+        for (command, outcome) in batch.into_iter().zip(outcomes) {
+            self.answer(command, outcome, now);
+        }
+        now
+    }
+
+    /// Decides every write of the batch in order at `now`, applying each
+    /// entry as it goes (a later join sees an earlier one): the entries to
+    /// append, and each command's outcome.
+    fn decide(&mut self, batch: &[QueueCommand], now: ServerMillis) -> (Vec<QueueEntry>, Vec<Outcome>) {
+        let mut entries = Vec::new();
+        if self.queue.needs_draw(now) {
+            let mut seed = [0u8; 8];
+            match getrandom::fill(&mut seed) {
+                Ok(()) => self.log(&mut entries, now, self.queue.draw(u64::from_le_bytes(seed))),
+                Err(error) => tracing::error!(error = %error, "no randomness for the queue's draw"),
+            }
+        }
+        let outcomes = batch
+            .iter()
+            .map(|command| {
+                let decided = match command {
+                    QueueCommand::Join { holder, address, lapsed, cap, .. } => {
+                        self.queue.decide_join(holder, address, *lapsed, *cap, now)
+                    }
+                    QueueCommand::Settings { settings, .. } => self.queue.decide_settings(*settings),
+                    _ => return None,
+                };
+                Some(decided.map(|event| {
+                    let created = event.is_some();
+                    if let Some(event) = event {
+                        self.log(&mut entries, now, event);
+                    }
+                    created
+                }))
+            })
+            .collect();
+        (entries, outcomes)
+    }
+
+    fn log(&mut self, entries: &mut Vec<QueueEntry>, now: ServerMillis, event: seat_state::QueueEvent) {
+        let entry = QueueEntry { seq: self.queue.seq() + 1, at: now, event };
+        self.queue.apply(&entry);
+        entries.push(entry);
+    }
+
+    fn answer(&self, command: QueueCommand, outcome: Outcome, now: ServerMillis) {
+        match (command, outcome) {
+            (QueueCommand::Join { holder, reply, .. }, Some(Ok(created))) => {
+                let place = self.queue.place_view(&holder, now, false);
+                let answer = match place {
+                    Some(place) => decided(now, Joined { created, place }),
+                    // A closed queue takes no new place: the answer says closed.
+                    None => decided(now, Joined { created: false, place: closed_place(now) }),
+                };
+                drop(reply.send(answer));
+            }
+            (QueueCommand::Join { reply, .. }, Some(Err(refusal))) => drop(reply.send(Err(QueueError::Refused(refusal)))),
+            (QueueCommand::Settings { reply, .. }, Some(Err(refusal))) => {
+                drop(reply.send(Err(QueueError::Refused(refusal))));
+            }
+            (QueueCommand::Settings { reply, .. }, _) => drop(reply.send(decided(now, self.queue.status(now)))),
+            (QueueCommand::Place { holder, now: asked, reply }, _) => {
+                let at = now.max(asked);
+                drop(reply.send(Ok(Decided { at, value: self.queue.place_view(&holder, at, false) })));
+            }
+            (QueueCommand::Admission { holder, now: asked, reply }, _) => {
+                let at = now.max(asked);
+                drop(reply.send(Ok(Decided { at, value: self.queue.admission(&holder, at) })));
+            }
+            (QueueCommand::Status { now: asked, reply }, _) => {
+                let at = now.max(asked);
+                drop(reply.send(Ok(Decided { at, value: self.queue.status(at) })));
+            }
+            (QueueCommand::Join { reply, .. }, None) => drop(reply.send(Err(QueueError::Engine(EngineError::internal("undecided join"))))),
+            (QueueCommand::Tick, _) => {}
+        }
+    }
+}
+
+fn decided<T>(at: ServerMillis, value: T) -> Result<Decided<T>, QueueError> {
+    Ok(Decided { at, value })
+}
+
+fn closed_place(now: ServerMillis) -> seat_state::wire::QueuePlace {
+    seat_state::wire::QueuePlace {
+        state: seat_state::wire::QueueState::Closed,
+        position: None,
+        ahead: None,
+        estimated_admit_at: None,
+        admitted_until: None,
+        server_time: now.0,
+    }
+}
+
+fn fail(batch: Vec<QueueCommand>, error: impl Fn() -> QueueError) {
+    for command in batch {
+        match command {
+            QueueCommand::Join { reply, .. } => drop(reply.send(Err(error()))),
+            QueueCommand::Place { reply, .. } => drop(reply.send(Err(error()))),
+            QueueCommand::Admission { reply, .. } => drop(reply.send(Err(error()))),
+            QueueCommand::Settings { reply, .. } | QueueCommand::Status { reply, .. } => drop(reply.send(Err(error()))),
+            QueueCommand::Tick => {}
+        }
+    }
+}
+
+/// Ticks the queue once a second while it runs, and closes it once every
+/// place of the show is sold (API.md: the queue ends then).
+pub async fn tick(commands: mpsc::WeakSender<QueueCommand>, seats: ShowHandle) {
+    let mut interval = tokio::time::interval(TICK);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut count = 0u32;
+    loop {
+        interval.tick().await;
+        let Some(commands) = commands.upgrade() else { return };
+        // A full queue is a busy writer: this tick can be skipped.
+        drop(commands.try_send(QueueCommand::Tick));
+        count += 1;
+        if count.is_multiple_of(SOLD_OUT_EVERY) && seats.sold_out().await.unwrap_or(false) {
+            let (reply, _) = tokio::sync::oneshot::channel();
+            let settings = QueueSettings { closed: Some(true), ..QueueSettings::default() };
+            drop(commands.send(QueueCommand::Settings { settings, reply }).await);
+        }
+    }
+}
