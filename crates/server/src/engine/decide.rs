@@ -59,8 +59,10 @@ impl ShowActor {
                 if foreign.contains(&request.hold_id) || self.belongs_elsewhere(&request.hold_id) {
                     return Err(Rejection::IdempotencyMismatch);
                 }
-                let decision =
-                    self.state.decide_admitted_create(holder, &request, *admission, now).inspect_err(|r| self.count_conflict(r))?;
+                let decision = self
+                    .state
+                    .decide_admitted_create(holder, &request, *admission, now)
+                    .inspect_err(|r| self.count_conflict(r))?;
                 (decision, request.hold_id, holder)
             }
             Write::Act { action, holder, hold, reply: _ } => {

@@ -193,8 +193,7 @@ async fn settle_queue(
     ApiJson(body): ApiJson<QueueSettingsBody>,
 ) -> Result<Response, AppError> {
     let (_, queue) = queue_of(&state, &show_id).await?;
-    let settings =
-        QueueSettings { admit_per_minute: body.admit_per_minute, paused: body.paused, closed: body.closed };
+    let settings = QueueSettings { admit_per_minute: body.admit_per_minute, paused: body.paused, closed: body.closed };
     let status = queue.settle(settings).await?;
     Ok(answer(StatusCode::OK, status.at, status.value))
 }

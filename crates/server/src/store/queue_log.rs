@@ -49,7 +49,9 @@ impl QueueRow {
                 holder: HolderId::new(holder.ok_or_else(|| anyhow::anyhow!("a joined entry without a holder"))?),
                 address: data.address.unwrap_or_default(),
             },
-            "drawn" => QueueEvent::Drawn { seed: data.seed.ok_or_else(|| anyhow::anyhow!("a drawn entry without a seed"))? },
+            "drawn" => {
+                QueueEvent::Drawn { seed: data.seed.ok_or_else(|| anyhow::anyhow!("a drawn entry without a seed"))? }
+            }
             "set" => QueueEvent::Set { rate: data.rate, paused: data.paused, closed: data.closed },
             other => anyhow::bail!("unknown queue entry kind {other:?}"),
         };

@@ -37,7 +37,12 @@ fn storage(error: impl Into<anyhow::Error>) -> EngineError {
 
 impl QueueActor {
     /// The writer, with every entry the store has applied.
-    pub async fn load(show_id: Arc<str>, queue: Queue, store: Arc<dyn Store>, clock: SharedClock) -> Result<Self, EngineError> {
+    pub async fn load(
+        show_id: Arc<str>,
+        queue: Queue,
+        store: Arc<dyn Store>,
+        clock: SharedClock,
+    ) -> Result<Self, EngineError> {
         let mut actor = Self { show_id, queue, store, clock };
         actor.catch_up().await.map_err(storage)?;
         Ok(actor)
@@ -78,7 +83,8 @@ impl QueueActor {
                     Err(_) => break,
                 }
             }
-            let ticked = batch.iter().any(|command| matches!(command, QueueCommand::Tick | QueueCommand::Settings { .. }));
+            let ticked =
+                batch.iter().any(|command| matches!(command, QueueCommand::Tick | QueueCommand::Settings { .. }));
             let now = self.serve(batch).await;
             if ticked {
                 let json = serde_json::to_string(&self.queue.progress(now)).unwrap_or_default();
@@ -105,7 +111,8 @@ impl QueueActor {
                 if self.rebuild().await.is_ok() {
                     now = self.now().await;
                     (entries, outcomes) = self.decide(&batch, now);
-                    written = if entries.is_empty() { Ok(()) } else { self.store.append_queue(&self.show_id, entries).await };
+                    written =
+                        if entries.is_empty() { Ok(()) } else { self.store.append_queue(&self.show_id, entries).await };
                 }
             }
             if let Err(error) = written {
@@ -174,7 +181,9 @@ impl QueueActor {
                 };
                 drop(reply.send(answer));
             }
-            (QueueCommand::Join { reply, .. }, Some(Err(refusal))) => drop(reply.send(Err(QueueError::Refused(refusal)))),
+            (QueueCommand::Join { reply, .. }, Some(Err(refusal))) => {
+                drop(reply.send(Err(QueueError::Refused(refusal))))
+            }
             (QueueCommand::Settings { reply, .. }, Some(Err(refusal))) => {
                 drop(reply.send(Err(QueueError::Refused(refusal))));
             }
@@ -191,7 +200,9 @@ impl QueueActor {
                 let at = now.max(asked);
                 drop(reply.send(Ok(Decided { at, value: self.queue.status(at) })));
             }
-            (QueueCommand::Join { reply, .. }, None) => drop(reply.send(Err(QueueError::Engine(EngineError::internal("undecided join"))))),
+            (QueueCommand::Join { reply, .. }, None) => {
+                drop(reply.send(Err(QueueError::Engine(EngineError::internal("undecided join")))))
+            }
             (QueueCommand::Tick, _) => {}
         }
     }

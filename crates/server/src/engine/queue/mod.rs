@@ -65,11 +65,31 @@ type Reply<T> = oneshot::Sender<Result<Decided<T>, QueueError>>;
 
 /// One request to a queue's writer.
 pub(super) enum QueueCommand {
-    Join { holder: HolderId, address: String, lapsed: bool, cap: u32, reply: Reply<Joined> },
-    Place { holder: HolderId, now: ServerMillis, reply: Reply<Option<QueuePlace>> },
-    Admission { holder: HolderId, now: ServerMillis, reply: Reply<Admission> },
-    Settings { settings: QueueSettings, reply: Reply<QueueStatus> },
-    Status { now: ServerMillis, reply: Reply<QueueStatus> },
+    Join {
+        holder: HolderId,
+        address: String,
+        lapsed: bool,
+        cap: u32,
+        reply: Reply<Joined>,
+    },
+    Place {
+        holder: HolderId,
+        now: ServerMillis,
+        reply: Reply<Option<QueuePlace>>,
+    },
+    Admission {
+        holder: HolderId,
+        now: ServerMillis,
+        reply: Reply<Admission>,
+    },
+    Settings {
+        settings: QueueSettings,
+        reply: Reply<QueueStatus>,
+    },
+    Status {
+        now: ServerMillis,
+        reply: Reply<QueueStatus>,
+    },
     /// Once a second: draw if due, publish progress.
     Tick,
 }
@@ -107,7 +127,13 @@ impl QueueHandle {
 
     /// Takes a place for `holder` (or answers the one it has). `lapsed`:
     /// its admission ran out without a hold, so it goes to the back.
-    pub async fn join(&self, holder: HolderId, address: String, lapsed: bool, cap: u32) -> Result<Decided<Joined>, QueueError> {
+    pub async fn join(
+        &self,
+        holder: HolderId,
+        address: String,
+        lapsed: bool,
+        cap: u32,
+    ) -> Result<Decided<Joined>, QueueError> {
         self.ask(|reply| QueueCommand::Join { holder, address, lapsed, cap, reply }).await
     }
 

@@ -46,7 +46,9 @@ pub async fn append(
         match written {
             Ok(_) => {}
             // Another process appended this seq meanwhile.
-            Err(error) if error.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => return Err(stale()),
+            Err(error) if error.code() == Some(&tokio_postgres::error::SqlState::UNIQUE_VIOLATION) => {
+                return Err(stale());
+            }
             Err(error) => return Err(CommitError::Failed(error.into())),
         }
     }

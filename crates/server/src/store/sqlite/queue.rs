@@ -11,7 +11,13 @@ pub fn log(connection: &Connection, show_id: &str, after_seq: u64) -> anyhow::Re
         "SELECT seq, at, kind, holder, data FROM queue_entries WHERE show_id = ?1 AND seq > ?2 ORDER BY seq",
     )?;
     let rows = statement.query_map(params![show_id, i64::try_from(after_seq)?], |row| {
-        Ok((row.get::<_, i64>(0)?, row.get::<_, i64>(1)?, row.get::<_, String>(2)?, row.get(3)?, row.get::<_, String>(4)?))
+        Ok((
+            row.get::<_, i64>(0)?,
+            row.get::<_, i64>(1)?,
+            row.get::<_, String>(2)?,
+            row.get(3)?,
+            row.get::<_, String>(4)?,
+        ))
     })?;
     rows.map(|row| {
         let (seq, at, kind, holder, data) = row?;
