@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use support::{ADMIN_TOKEN, TestApp};
 
 /// API.md's endpoints, plus the document itself.
-const CONTRACT: [(&str, &str); 22] = [
+const CONTRACT: [(&str, &str); 27] = [
     ("post", "/api/sessions"),
     ("post", "/api/admin/shows"),
     ("get", "/api/shows"),
@@ -34,6 +34,11 @@ const CONTRACT: [(&str, &str); 22] = [
     ("delete", "/api/admin/shows/{showId}/blocked"),
     ("get", "/api/admin/shows/{showId}/stats"),
     ("get", "/api/admin/shows/{showId}/journal"),
+    ("post", "/api/shows/{showId}/queue"),
+    ("get", "/api/shows/{showId}/queue"),
+    ("get", "/api/shows/{showId}/queue/events"),
+    ("get", "/api/admin/shows/{showId}/queue"),
+    ("post", "/api/admin/shows/{showId}/queue"),
 ];
 
 #[tokio::test]
