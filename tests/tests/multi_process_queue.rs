@@ -52,9 +52,11 @@ async fn one_queue(a: &Api, b: &Api) -> anyhow::Result<()> {
         tokens.push(token);
     }
     let early = servers[0].session().await?;
-    b.post(&format!("/api/shows/{SHOW}/holds"), Some(&early), Some(&json!({"seats": ["S1"]})))
-        .await?
-        .expect_error(403, "not_admitted", "a hold before the sale on B")?;
+    b.post(&format!("/api/shows/{SHOW}/holds"), Some(&early), Some(&json!({"seats": ["S1"]}))).await?.expect_error(
+        403,
+        "not_admitted",
+        "a hold before the sale on B",
+    )?;
 
     tokio::time::sleep(Duration::from_millis(u64::try_from(opens_at - now).unwrap() + 300)).await;
     let mut positions = Vec::new();
@@ -72,7 +74,10 @@ async fn one_queue(a: &Api, b: &Api) -> anyhow::Result<()> {
         a.get(&format!("/api/admin/shows/{SHOW}/queue"), Some(TOKEN)).await?,
         b.get(&format!("/api/admin/shows/{SHOW}/queue"), Some(TOKEN)).await?,
     );
-    ensure!(status_a.body["drawSeed"].is_u64() && status_a.body["drawSeed"] == status_b.body["drawSeed"], "{status_a:?} {status_b:?}");
+    ensure!(
+        status_a.body["drawSeed"].is_u64() && status_a.body["drawSeed"] == status_b.body["drawSeed"],
+        "{status_a:?} {status_b:?}"
+    );
     ensure!(status_a.body["length"] == 6 && status_b.body["length"] == 6, "{status_a:?} {status_b:?}");
 
     // The first place is admitted a second after opensAt, on both; the last is not.
