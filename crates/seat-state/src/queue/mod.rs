@@ -11,6 +11,7 @@
 mod admission;
 mod decide;
 mod draw;
+mod waiting;
 
 use std::collections::HashMap;
 
@@ -20,6 +21,7 @@ use crate::time::ServerMillis;
 pub use admission::Admission;
 pub use decide::{QueueRefusal, QueueSettings};
 pub use draw::draw_order;
+pub use waiting::{estimate_from_progress, wait_millis, wait_text};
 
 /// A show's on-sale settings, as created (API.md defaults filled in).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
