@@ -42,13 +42,25 @@ impl Customer {
         self.until_ready().await
     }
 
+    /// Opens a show's page without waiting for its map (a waiting room may
+    /// stand in front of it); [`Self::until_ready`] waits for the map.
+    pub async fn visit(&self, show: &str) -> anyhow::Result<()> {
+        Ok(self.browser.client.goto(&format!("{}/shows/{show}", self.base_url)).await?)
+    }
+
+    /// Reloads the page without waiting for its map.
+    pub async fn reload_page(&self) -> anyhow::Result<()> {
+        Ok(self.browser.client.refresh().await?)
+    }
+
     /// Reloads the page and waits until the map is drawn and live again.
     pub async fn reload(&self) -> anyhow::Result<()> {
         self.browser.client.refresh().await?;
         self.until_ready().await
     }
 
-    async fn until_ready(&self) -> anyhow::Result<()> {
+    /// Waits until the map is drawn and its stream live.
+    pub async fn until_ready(&self) -> anyhow::Result<()> {
         self.wait_for("the seat map", "document.querySelectorAll('[data-seat-id]').length > 0").await?;
         self.wait_for("the live stream", "document.querySelector('.connection[data-connection=\"live\"]')").await
     }

@@ -20,9 +20,11 @@ use crate::words;
 
 mod live;
 mod operator;
+mod queue;
 
 pub use live::{LiveEvent, LiveFeed, stream_refusal};
 pub use operator::{Blocked, JournalFormat, active_holds, force_release, journal, set_blocked, show_stats};
+pub use queue::{QueueFeed, join_queue, queue_place};
 
 /// Why a call failed.
 #[derive(Debug, Clone, PartialEq)]
@@ -162,12 +164,15 @@ pub async fn shows() -> Result<ShowList, ApiError> {
     get("/api/shows").await
 }
 
-/// Where a show's stage is (`focus`, optional), read apart from the v1
-/// definition, which does not carry it.
+/// Where a show's stage is (`focus`, optional) and its waiting room, read
+/// apart from the v1 definition, which carries neither.
 #[derive(Debug, Clone, Copy, PartialEq, serde::Deserialize)]
 pub struct Staged {
     #[serde(default)]
     pub focus: Option<Focus>,
+    /// The waiting room's settings, when the show has one.
+    #[serde(default, rename = "onSale")]
+    pub on_sale: Option<seat_state::wire::OnSaleDefinition>,
 }
 
 /// Where each seat of a definition is, read apart from the v1 seats (which

@@ -43,6 +43,8 @@ pub struct Loaded {
     pub samples: Vec<ClockSample>,
     /// The stage, when the show names it: a phone's map opens on the seats nearest it.
     pub stage: Option<(f64, f64)>,
+    /// The waiting room customers pass before the map, when the show has one.
+    pub on_sale: Option<seat_state::wire::OnSaleDefinition>,
 }
 
 /// Loads a show, the customer's holds (starting a session when there is
@@ -59,7 +61,8 @@ pub async fn load_show(show_id: String) -> Result<Arc<Loaded>, ApiError> {
     let (holds, samples) = customer?;
     let (show, offer, staged) = show?;
     let stage = staged.focus.map(|focus| (focus.x, focus.y));
-    Ok(Arc::new(Loaded { show, offer, facts: facts?, holds, samples, stage }))
+    let on_sale = staged.on_sale;
+    Ok(Arc::new(Loaded { show, offer, facts: facts?, holds, samples, stage, on_sale }))
 }
 
 /// Removes the server's picture of the map, which a show page's HTML

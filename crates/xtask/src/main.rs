@@ -4,6 +4,7 @@
 //! - `test`: install what is missing (browser and PostgreSQL too), then run every test and lint;
 //!   the native tests get a throwaway PostgreSQL (`SEATHOLD_TEST_POSTGRES`).
 //! - `setup [--test | --dev]`: only the installs (`--dev`: also Trunk, for `trunk serve`).
+//! - `web`: only the release UI, into `target/web-dist` (for whole-system tests run by hand).
 //! - `tidy`: `cargo fmt --check` and clippy, native and wasm32.
 //! - `bench [sale|web|onsale] [--database postgres] [--sessions N] [--concurrency N] [--seconds N]`:
 //!   the flash-sale benchmark (on PostgreSQL: beside seed 003's SQL, 1 and 2 processes), the web
@@ -55,9 +56,10 @@ fn main() -> ExitCode {
         "soak" => soak::soak(rest),
         "postgres" => postgres::serve(),
         "package" => package::package(),
+        "web" => run::build_web(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test | --dev] | tidy | bench [sale|web|onsale] [FLAGS] | sim [FLAGS] | contract | soak [--minutes N] | postgres | package>"
+                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test | --dev] | tidy | bench [sale|web|onsale] [FLAGS] | sim [FLAGS] | contract | soak [--minutes N] | postgres | package | web>"
             );
             return ExitCode::from(2);
         }

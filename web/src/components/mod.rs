@@ -20,4 +20,5 @@ pub mod selection_bar;
 pub mod show_list;
 pub mod show_page;
 pub mod show_view;
+pub mod waiting_room;
 pub mod zoom_controls;

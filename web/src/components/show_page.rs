@@ -1,9 +1,11 @@
 use std::rc::Rc;
+use std::sync::Arc;
 
 use leptos::prelude::*;
 
 use crate::components::loading::{Draw, Loading};
 use crate::components::show_view::ShowView;
+use crate::components::waiting_room::WaitingRoom;
 use crate::live_show::{LiveShow, Loaded, load_show};
 
 /// One show: loads it, then renders it live in place of the server's
@@ -20,20 +22,35 @@ pub fn ShowPage(
     view! { <Loading waiting="Loading the seat map…" load=Box::new(load)/> }
 }
 
-/// The loaded show, made live.
-fn live(data: &Loaded) -> AnyView {
-    // Started once per load: nothing it reads may re-run this.
-    let LiveShow { controller, model, areas, connection } = untrack(|| LiveShow::start(data));
-    provide_context(controller);
-    view! {
-        <ShowView
-            name=data.show.name.clone()
-            extension_seconds=data.show.extension_seconds
-            stage=data.stage
-            model
-            areas
-            connection
-        />
+/// The loaded show, made live: at once, or behind its waiting room once
+/// the customer is admitted (a waiting customer holds no seat stream open;
+/// the map resumes from the loaded facts, or a fresh snapshot, when it starts).
+fn live(data: &Arc<Loaded>) -> AnyView {
+    let on_sale = data.on_sale.is_some();
+    let (show_id, name, samples) = (data.show.id.clone(), data.show.name.clone(), data.samples.clone());
+    let data = Arc::clone(data);
+    let map = move || {
+        // Started once per render: nothing it reads may re-run this.
+        let LiveShow { controller, model, areas, connection } = untrack(|| LiveShow::start(&data));
+        provide_context(controller);
+        view! {
+            <ShowView
+                name=data.show.name.clone()
+                extension_seconds=data.show.extension_seconds
+                stage=data.stage
+                model
+                areas
+                connection
+            />
+        }
+    };
+    if !on_sale {
+        return map().into_any();
     }
-    .into_any()
+    let mut clock = seat_state::ClockSync::new();
+    for sample in samples {
+        clock.add(sample);
+    }
+    let offset = clock.offset_or_zero();
+    view! { <WaitingRoom show_id name offset>{map()}</WaitingRoom> }.into_any()
 }
