@@ -129,6 +129,8 @@ pub struct Metrics {
     /// Seconds show writers spent in each stage of their batches.
     writer_stages: Family<StageLabels, Counter<f64, std::sync::atomic::AtomicU64>>,
     requests: Family<RouteLabels, Histogram>,
+    /// The waiting rooms (API.md "Waiting room (v3)").
+    pub queue: crate::engine::queue::QueueMetrics,
 }
 
 impl Default for Metrics {
@@ -184,7 +186,9 @@ impl Default for Metrics {
             writer_stages.clone(),
         );
         let shows = ShowMetrics::register(&mut registry);
+        let queue = crate::engine::queue::QueueMetrics::register(&mut registry);
         Self {
+            queue,
             shows,
             writer_stages,
             registry,

@@ -200,6 +200,15 @@ async fn the_operator_pauses_changes_the_rate_and_closes() {
     let paused = admin(&app, "ops", Some(json!({"paused": true}))).await;
     assert_eq!((paused.status.as_u16(), paused.body["paused"].clone()), (200, json!(true)));
     assert_eq!(paused.body["admittedThrough"], 5);
+    let metrics = app.get("/metrics").await.body;
+    let metrics = metrics.as_str().expect("text");
+    for series in [
+        "seathold_queue_joins_total 30",
+        "seathold_queue_places{show=\"ops\"} 30",
+        "seathold_queue_admitted{show=\"ops\"} 5",
+    ] {
+        assert!(metrics.lines().any(|line| line == series), "{series} in /metrics:\n{metrics}");
+    }
     clock.set(ServerMillis(OPENS + 60_000));
     assert_eq!(admin(&app, "ops", None).await.body["admittedThrough"], 5, "no admissions while paused");
     let resumed = admin(&app, "ops", Some(json!({"paused": false, "admitPerMinute": 600}))).await.body;

@@ -4,14 +4,18 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
 use tokio::sync::{mpsc, watch};
 
 use seat_state::queue::{QueueRefusal, QueueSettings};
 use seat_state::{Queue, QueueEntry, ServerMillis};
 
+use super::metrics::ShowLabel;
 use super::{Joined, QueueCommand, QueueError};
 use crate::clock::SharedClock;
 use crate::engine::{Decided, EngineError, ShowHandle};
+use crate::metrics::Metrics;
 use crate::store::{CommitError, Store};
 
 /// Requests decided together, at most.
@@ -26,6 +30,9 @@ pub struct QueueActor {
     queue: Queue,
     store: Arc<dyn Store>,
     clock: SharedClock,
+    metrics: Arc<Metrics>,
+    /// The show's series in `metrics`.
+    label: ShowLabel,
 }
 
 /// What a write in a batch came to (reads are answered from the state).
@@ -42,8 +49,10 @@ impl QueueActor {
         queue: Queue,
         store: Arc<dyn Store>,
         clock: SharedClock,
+        metrics: Arc<Metrics>,
     ) -> Result<Self, EngineError> {
-        let mut actor = Self { show_id, queue, store, clock };
+        let label = ShowLabel { show: show_id.to_string() };
+        let mut actor = Self { show_id, queue, store, clock, metrics, label };
         actor.catch_up().await.map_err(storage)?;
         Ok(actor)
     }
@@ -85,12 +94,24 @@ impl QueueActor {
             }
             let ticked =
                 batch.iter().any(|command| matches!(command, QueueCommand::Tick | QueueCommand::Settings { .. }));
+            let (started, length) = (std::time::Instant::now(), self.queue.length());
             let now = self.serve(batch).await;
+            self.metrics.queue.batch_seconds.observe(started.elapsed().as_secs_f64());
+            self.metrics.queue.joins.inc_by(self.queue.length().saturating_sub(length));
             if ticked {
+                self.gauges(now);
                 let json = serde_json::to_string(&self.queue.progress(now)).unwrap_or_default();
                 progress.send_replace(Arc::from(json));
             }
         }
+    }
+
+    fn gauges(&self, now: ServerMillis) {
+        let set = |family: &Family<ShowLabel, Gauge>, value: u64| {
+            family.get_or_create(&self.label).set(i64::try_from(value).unwrap_or(i64::MAX));
+        };
+        set(&self.metrics.queue.places, self.queue.length());
+        set(&self.metrics.queue.admitted, self.queue.admitted_through(now));
     }
 
     /// Decides, writes and answers one batch; returns its instant.

@@ -6,6 +6,7 @@
 //! second for every listener at once.
 
 mod actor;
+mod metrics;
 
 use std::sync::Arc;
 
@@ -17,9 +18,11 @@ use seat_state::{Admission, HolderId, Queue, ServerMillis};
 
 use super::{Decided, EngineError, ShowHandle};
 use crate::clock::SharedClock;
+use crate::metrics::Metrics;
 use crate::store::Store;
 
 pub(super) use actor::QueueActor;
+pub use metrics::QueueMetrics;
 
 impl super::Engines {
     /// The waiting room of a show, started on first use; `None` for a show
@@ -35,8 +38,10 @@ impl super::Engines {
         let start = || async {
             let show = self.store.show(show_id).await.map_err(EngineError::Storage)?;
             let Some(on_sale) = show.and_then(|show| show.on_sale) else { return Ok(None) };
-            let (store, clock) = (Arc::clone(&self.store), Arc::clone(&self.clock));
-            QueueHandle::start(Arc::from(show_id), Queue::new(on_sale), store, clock, seats.clone()).await.map(Some)
+            let (store, clock, metrics) = (Arc::clone(&self.store), Arc::clone(&self.clock), Arc::clone(&self.metrics));
+            QueueHandle::start(Arc::from(show_id), Queue::new(on_sale), store, clock, seats.clone(), metrics)
+                .await
+                .map(Some)
         };
         Ok(cell.get_or_try_init(start).await?.clone())
     }
@@ -109,8 +114,9 @@ impl QueueHandle {
         store: Arc<dyn Store>,
         clock: SharedClock,
         seats: ShowHandle,
+        metrics: Arc<Metrics>,
     ) -> Result<Self, EngineError> {
-        let actor = QueueActor::load(show_id, queue, store, clock).await?;
+        let actor = QueueActor::load(show_id, queue, store, clock, metrics).await?;
         let (progress_in, progress) = watch::channel(actor.progress_json());
         let (commands, receiver) = mpsc::channel(QUEUE_DEPTH);
         tokio::spawn(actor.run(receiver, progress_in));
