@@ -33,6 +33,7 @@ impl Sim {
             return Err(self.fail(format!("a resuming viewer would miss changes: {gap}")));
         }
         self.check_journal().await?;
+        self.check_queue().await?;
         self.check_acks()?;
         self.check_seat_maps().await?;
         self.drain_viewers();
@@ -49,6 +50,16 @@ impl Sim {
             self.oracle.check(&show, &entries).map_err(|why| self.fail(format!("the journal breaks a rule: {why}")))?;
         }
         Ok(())
+    }
+
+    async fn check_queue(&mut self) -> Result<(), Box<Failure>> {
+        let queued = self.world.shows.iter().find(|show| show.id.as_str() == crate::world::QUEUED);
+        let Some(on_sale) = queued.and_then(|show| show.on_sale) else { return Ok(()) };
+        let log = self.world.truth.queue_log(crate::world::QUEUED, 0).await.map_err(|e| self.fail(format!("{e:#}")))?;
+        let journal =
+            self.world.truth.journal(crate::world::QUEUED, 0).await.map_err(|e| self.fail(format!("{e:#}")))?;
+        crate::queue_check::check(&on_sale, &log, &journal)
+            .map_err(|why| self.fail(format!("the waiting room breaks a rule: {why}")))
     }
 
     fn check_acks(&self) -> Result<(), Box<Failure>> {

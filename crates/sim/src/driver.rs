@@ -219,6 +219,7 @@ impl Sim {
             82..90 => pick(&mut self.rng).map_or(Ask::List, Ask::Get),
             90..93 => Ask::List,
             93..96 => self.new_block(),
+            96..98 => Ask::Join(crate::world::QUEUED.to_owned()),
             _ => Ask::SeatMap(self.random_show().0),
         };
         Spec { customer, ask }

@@ -12,6 +12,7 @@
 mod checks;
 mod driver;
 pub mod oracle;
+mod queue_check;
 mod requests;
 pub mod world;
 

@@ -38,6 +38,8 @@ pub enum Ask {
         seats: Vec<String>,
         block: bool,
     },
+    /// Takes (or looks at) a place in a show's waiting room.
+    Join(String),
 }
 
 /// One request of one customer; resent as is when retried.
@@ -135,6 +137,7 @@ impl Spec {
             Ask::Get(id) => ("GET", format!("/api/holds/{id}"), None),
             Ask::List => ("GET", "/api/holds".to_owned(), None),
             Ask::SeatMap(show) => ("GET", format!("/api/shows/{show}/seats"), None),
+            Ask::Join(show) => ("POST", format!("/api/shows/{show}/queue"), None),
             Ask::Block { show, seats, block } => {
                 let method = if *block { "POST" } else { "DELETE" };
                 (method, format!("/api/admin/shows/{show}/blocked"), Some(json!({"seats": seats, "reason": "sim"})))
@@ -160,7 +163,7 @@ impl Spec {
         match &self.ask {
             Ask::Hold { hold_id, .. } => hold_id.as_deref(),
             Ask::Extend(id) | Ask::Confirm(id) | Ask::Release(id) | Ask::Get(id) => Some(id),
-            Ask::List | Ask::SeatMap(_) | Ask::Block { .. } => None,
+            Ask::List | Ask::SeatMap(_) | Ask::Block { .. } | Ask::Join(_) => None,
         }
     }
 }

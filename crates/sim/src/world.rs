@@ -67,7 +67,11 @@ pub struct World {
 /// The box office's token: it blocks and unblocks seats.
 pub const ADMIN_TOKEN: &str = "sim-admin-token-that-is-long-enough";
 
-/// Two small shows: one that rejects late payment, one that honours it.
+/// The queued show's id: its sale opens 15 s into the run.
+pub const QUEUED: &str = "sim-q";
+
+/// Three small shows: one that rejects late payment, one that honours it,
+/// and one behind a waiting room (20 admitted a minute, 6 s for a first hold).
 fn shows() -> anyhow::Result<Vec<Show>> {
     let show = |id: &str, seats: usize, policy: &str| -> anyhow::Result<Show> {
         let seats: Vec<Value> =
@@ -79,9 +83,18 @@ fn shows() -> anyhow::Result<Vec<Show>> {
             "maxSeatsPerHold": 3, "maxActiveHoldsPerHolder": 2, "latePolicy": policy,
             "seats": seats, "areas": [{"id": "floor", "name": "Floor", "capacity": 4}],
         }))?;
+        let mut input = input;
+        if id == QUEUED {
+            input.on_sale = Some(seat_state::wire::OnSaleInput {
+                opens_at: Some(T0.0 + 15_000),
+                admit_per_minute: Some(20),
+                pre_queue_seconds: Some(30),
+                admission_seconds: Some(6),
+            });
+        }
         Ok(Show::parse(&input)?)
     };
-    Ok(vec![show("sim-a", 8, "reject")?, show("sim-b", 6, "honorIfFree")?])
+    Ok(vec![show("sim-a", 8, "reject")?, show("sim-b", 6, "honorIfFree")?, show(QUEUED, 6, "reject")?])
 }
 
 impl World {

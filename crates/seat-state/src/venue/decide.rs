@@ -56,7 +56,10 @@ impl ShowState {
         }
         match admission {
             Admission::Open => {}
-            Admission::Admitted { since, until, .. } if now < until || self.held_since(holder, since) => {}
+            // Admitted at this decision's instant: another writer's clock
+            // (the queue's) may read ahead of this one after a step back.
+            Admission::Admitted { since, until, .. }
+                if since <= now && (now < until || self.held_since(holder, since)) => {}
             Admission::Admitted { position, .. } => {
                 return Err(Rejection::NotAdmitted { position: Some(position), estimated_admit_at: None });
             }
