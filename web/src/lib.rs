@@ -20,6 +20,7 @@ pub mod route;
 pub mod seat_list;
 pub mod selection;
 pub mod viewport;
+pub mod waiting;
 pub mod words;
 
 pub use components::app::{AdminApp, App};

@@ -132,6 +132,7 @@ async fn a_conflict_names_the_taken_seats_and_keeps_the_rest_picked() {
             seats: Some(vec!["B8".into()]),
             area: None,
             available: None,
+            queue: None,
         },
         retry_after_millis: None,
     };

@@ -3,14 +3,12 @@
 //! sooner than the server admits, moving live with the queue's progress;
 //! once admitted, the map, with the time left to make a first hold.
 
-use gloo_timers::callback::Interval;
 use leptos::prelude::*;
-use leptos::task::spawn_local;
 use seat_state::queue::{estimate_from_progress, wait_millis, wait_text};
-use seat_state::wire::{QueuePlace, QueueProgress, QueueState};
+use seat_state::wire::QueueState;
 use seat_state::{ClockOffset, ServerMillis};
 
-use crate::api::{self, QueueFeed, local_now};
+use crate::waiting::Waiting;
 
 /// At most one spoken update of the place this often: a screen reader
 /// hears the queue move, not every second of it.
@@ -28,52 +26,10 @@ pub fn WaitingRoom(
     /// The show's map.
     children: ChildrenFn,
 ) -> impl IntoView {
-    let place = RwSignal::new(None::<QueuePlace>);
-    let problem = RwSignal::new(None::<String>);
-    let progress = RwSignal::new(None::<QueueProgress>);
-    let now = RwSignal::new(local_now());
+    let waiting = Waiting::start(&show_id);
+    let Waiting { place, problem, progress, now, .. } = waiting;
     let spoken = RwSignal::new((String::new(), i64::MIN));
-
-    let join = {
-        let show_id = show_id.clone();
-        move || {
-            let show_id = show_id.clone();
-            spawn_local(async move {
-                match api::join_queue(&show_id).await {
-                    Ok(joined) => (place.set(Some(joined)), problem.set(None)),
-                    Err(error) => ((), problem.set(Some(error.sentence()))),
-                };
-            });
-        }
-    };
-    join();
-    let refresh = {
-        let show_id = show_id.clone();
-        move || {
-            let show_id = show_id.clone();
-            spawn_local(async move {
-                if let Ok(read) = api::queue_place(&show_id).await {
-                    place.set(Some(read));
-                }
-            });
-        }
-    };
-    let feed = QueueFeed::open(&show_id, move |heard: QueueProgress| {
-        progress.set(Some(heard));
-        // Drawn or reached: the place has news only the server can tell.
-        let stale = place.with_untracked(|place| {
-            place.as_ref().is_some_and(|place| {
-                place.state == QueueState::Waiting
-                    && place.position.is_none_or(|position| position <= heard.admitted_through)
-            })
-        });
-        if stale {
-            refresh();
-        }
-    });
-    let ticker = Interval::new(1_000, move || now.set(local_now()));
-    let kept = StoredValue::new_local(Some((feed, ticker)));
-    on_cleanup(move || kept.set_value(None));
+    let join = move || waiting.join();
 
     // The admission instant: the server's, or later as progress implies.
     let admit_at = move || {
@@ -127,10 +83,7 @@ pub fn WaitingRoom(
                     <h1 class="show-name">{name.clone()}</h1>
                     <h2>"Your turn has passed"</h2>
                     <p>"You were admitted but made no hold in time. You can join the queue again, at the back."</p>
-                    <button type="button" data-action="join-queue" on:click={
-                        let join = join.clone();
-                        move |_| join()
-                    }>"Join the queue again"</button>
+                    <button type="button" data-action="join-queue" on:click=move |_| join()>"Join the queue again"</button>
                 </section>
             }
             .into_any(),
@@ -160,10 +113,7 @@ pub fn WaitingRoom(
             (None, Some(problem)) => view! {
                 <section class="waiting-room" data-queue-state="unavailable">
                     <p role="alert">{problem}</p>
-                    <button type="button" data-action="join-queue" on:click={
-                        let join = join.clone();
-                        move |_| join()
-                    }>"Try again"</button>
+                    <button type="button" data-action="join-queue" on:click=move |_| join()>"Try again"</button>
                 </section>
             }
             .into_any(),

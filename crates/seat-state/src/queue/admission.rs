@@ -72,9 +72,8 @@ impl Queue {
         for (at, segment) in self.segments.iter().enumerate() {
             let next = self.segments.get(at + 1).map(|next| next.from);
             if segment.paused {
-                if next.is_none() {
-                    return None;
-                }
+                // Paused for ever: never reached.
+                next?;
                 continue;
             }
             let rate = i128::from(segment.rate);
