@@ -16,6 +16,7 @@ pub mod metrics;
 pub mod openapi;
 pub mod operator;
 pub mod prerender;
+pub mod randomness;
 pub mod routes;
 pub mod security;
 pub mod session;
@@ -110,6 +111,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 .unwrap_or(i64::MAX),
             checkpoint_every: args.checkpoint_every,
         },
+        ..Settings::default()
     };
     let state = AppState::with_settings(store, Arc::clone(&clock), settings);
     // A new demo show's box office blocks its production seats, as an operator would.

@@ -53,6 +53,9 @@ pub struct Settings {
     pub session_idle_ms: i64,
     /// How long settled holds stay in memory; how often checkpoints are written.
     pub retention: crate::engine::Retention,
+    /// Where random choices come from (a waiting room's draw): the OS's,
+    /// or a seeded sequence in the simulator.
+    pub randomness: crate::randomness::SharedRandomness,
 }
 
 impl Default for Settings {
@@ -64,6 +67,7 @@ impl Default for Settings {
             session_cache: crate::session::DEFAULT_SESSION_CACHE,
             session_idle_ms: DEFAULT_SESSION_IDLE_MS,
             retention: crate::engine::Retention::default(),
+            randomness: Arc::new(crate::randomness::OsRandomness),
         }
     }
 }
@@ -87,7 +91,8 @@ impl AppState {
         let metrics = Arc::new(Metrics::default());
         let engines = Arc::new(
             Engines::new(Arc::clone(&store), Arc::clone(&metrics), Arc::clone(&clock))
-                .with_retention(settings.retention),
+                .with_retention(settings.retention)
+                .with_randomness(settings.randomness),
         );
         engines.follow_other_processes();
         let stopping = Arc::new(tokio::sync::watch::Sender::new(false));

@@ -53,7 +53,7 @@ pub struct Sim {
 
 impl Sim {
     pub async fn new(config: Config) -> anyhow::Result<Self> {
-        let world = World::new(config.store).await?;
+        let world = World::new(config.store, config.seed).await?;
         let mut oracle = Oracle::default();
         let mut viewers = BTreeMap::new();
         for show in &world.shows {

@@ -27,7 +27,10 @@ fn replay(on_sale: &OnSale, log: &[QueueEntry], until: i64) -> Replayed {
     let mut replayed =
         Replayed { places: Vec::new(), segments: vec![(opens, on_sale.admit_per_minute, false)], closed: false };
     let mut drawn = false;
-    for entry in log.iter().filter(|entry| entry.at.0 <= until) {
+    // The draw orders the pre-queue from `opensAt` on, whenever it was
+    // written (a writer whose clock stepped back may decide a hold at an
+    // instant before the draw's entry but after the draw itself).
+    for entry in log.iter().filter(|entry| entry.at.0 <= until || matches!(entry.event, QueueEvent::Drawn { .. })) {
         match &entry.event {
             QueueEvent::Joined { holder, .. } if !drawn => pre.push((holder.to_string(), opens)),
             QueueEvent::Joined { holder, .. } => replayed.places.push((holder.to_string(), entry.at.0)),

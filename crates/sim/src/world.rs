@@ -16,6 +16,7 @@ use seat_state::{ServerMillis, Show};
 use seathold_server::app::router;
 use seathold_server::clock::TestClock;
 use seathold_server::engine::Retention;
+use seathold_server::randomness::SeededRandomness;
 use seathold_server::state::{AppState, Settings};
 use seathold_server::store::{FaultyStore, MemoryStore, SharedMemoryStore, SqliteStore, Store};
 
@@ -61,6 +62,8 @@ pub struct World {
     /// One process, or two sharing the store.
     pub apps: Vec<App>,
     pub shows: Vec<Show>,
+    /// The run's seed: the servers' randomness comes from it.
+    seed: u64,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -98,7 +101,7 @@ fn shows() -> anyhow::Result<Vec<Show>> {
 }
 
 impl World {
-    pub async fn new(kind: StoreKind) -> anyhow::Result<Self> {
+    pub async fn new(kind: StoreKind, seed: u64) -> anyhow::Result<Self> {
         let clock = TestClock::at(T0);
         let (truth, dir): (Arc<dyn Store>, _) = match kind {
             StoreKind::Memory => (Arc::new(MemoryStore::default()), None),
@@ -114,7 +117,7 @@ impl World {
         }
         let faulty = FaultyStore::new(Arc::clone(&truth));
         let processes = if kind == StoreKind::Shared { 2 } else { 1 };
-        let mut world = Self { clock, faulty, truth, apps: Vec::new(), shows, _dir: dir };
+        let mut world = Self { clock, faulty, truth, apps: Vec::new(), shows, seed, _dir: dir };
         world.apps = (0..processes).map(|_| world.start()).collect();
         Ok(world)
     }
@@ -124,7 +127,9 @@ impl World {
         // Settled holds leave memory after seconds and checkpoints come every
         // few dozen versions, so runs recall holds and load from checkpoints.
         let retention = Retention { keep_settled_ms: 3_000, checkpoint_every: 25 };
-        let settings = Settings { admin_token: admin, retention, ..Settings::default() };
+        // The waiting room's draw comes from the run's seed, so a seed replays it.
+        let randomness = Arc::new(SeededRandomness::new(self.seed));
+        let settings = Settings { admin_token: admin, retention, randomness, ..Settings::default() };
         let state = AppState::with_settings(Arc::new(self.faulty.clone()), self.clock.shared(), settings);
         App { router: router(state.clone(), None), state }
     }

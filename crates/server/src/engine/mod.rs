@@ -51,12 +51,15 @@ pub struct Engines {
     retention: Retention,
     /// Each show's waiting room, started once (`None`: the show has none).
     queues: RwLock<HashMap<String, Arc<OnceCell<Option<queue::QueueHandle>>>>>,
+    randomness: crate::randomness::SharedRandomness,
 }
 
 /// A way to talk to one show's writer.
 #[derive(Clone)]
 pub struct ShowHandle {
     commands: mpsc::Sender<Command>,
+    /// The show's waiting room settings, as created (the definition is immutable).
+    on_sale: Option<seat_state::OnSale>,
 }
 
 fn storage(error: anyhow::Error) -> EngineError {
@@ -73,6 +76,7 @@ impl Engines {
             index: Arc::default(),
             retention: Retention::default(),
             queues: RwLock::default(),
+            randomness: Arc::new(crate::randomness::OsRandomness),
         }
     }
 
@@ -80,6 +84,12 @@ impl Engines {
     /// are written (the simulator shortens both to exercise them).
     pub fn with_retention(mut self, retention: Retention) -> Self {
         self.retention = retention;
+        self
+    }
+
+    /// Where random choices come from (the simulator seeds it).
+    pub fn with_randomness(mut self, randomness: crate::randomness::SharedRandomness) -> Self {
+        self.randomness = randomness;
         self
     }
 
@@ -103,6 +113,7 @@ impl Engines {
     /// Loads a show from storage and spawns its writer; `Err(None)`: no such show.
     async fn start(&self, show_id: &str) -> Result<ShowHandle, Option<EngineError>> {
         let show = self.store.show(show_id).await.map_err(|error| Some(storage(error)))?.ok_or(None)?;
+        let on_sale = show.on_sale;
         let loaded = self.store.load_holds(show_id).await.map_err(|error| Some(storage(error)))?;
         self.metrics.show_loads.inc();
         self.index.replace_show(&Arc::from(show_id), loaded.holds.iter())?;
@@ -119,7 +130,7 @@ impl Engines {
         );
         let (commands, receiver) = mpsc::channel(QUEUE);
         tokio::spawn(writer.run(receiver));
-        Ok(ShowHandle { commands })
+        Ok(ShowHandle { commands, on_sale })
     }
 
     /// The engine of the show a hold belongs to; `None` for an unknown hold.

@@ -12,7 +12,7 @@ use seat_state::queue::{QueueRefusal, QueueSettings};
 use seat_state::{Queue, QueueEntry, ServerMillis};
 
 use super::metrics::ShowLabel;
-use super::{Joined, QueueCommand, QueueError};
+use super::{Around, Joined, QueueCommand, QueueError};
 use crate::clock::SharedClock;
 use crate::engine::{Decided, EngineError, ShowHandle};
 use crate::metrics::Metrics;
@@ -31,6 +31,7 @@ pub struct QueueActor {
     store: Arc<dyn Store>,
     clock: SharedClock,
     metrics: Arc<Metrics>,
+    randomness: crate::randomness::SharedRandomness,
     /// The show's series in `metrics`.
     label: ShowLabel,
 }
@@ -44,15 +45,10 @@ fn storage(error: impl Into<anyhow::Error>) -> EngineError {
 
 impl QueueActor {
     /// The writer, with every entry the store has applied.
-    pub async fn load(
-        show_id: Arc<str>,
-        queue: Queue,
-        store: Arc<dyn Store>,
-        clock: SharedClock,
-        metrics: Arc<Metrics>,
-    ) -> Result<Self, EngineError> {
+    pub async fn load(show_id: Arc<str>, queue: Queue, around: Around) -> Result<Self, EngineError> {
         let label = ShowLabel { show: show_id.to_string() };
-        let mut actor = Self { show_id, queue, store, clock, metrics, label };
+        let Around { store, clock, metrics, randomness } = around;
+        let mut actor = Self { show_id, queue, store, clock, metrics, randomness, label };
         actor.catch_up().await.map_err(storage)?;
         Ok(actor)
     }
@@ -157,10 +153,9 @@ impl QueueActor {
     fn decide(&mut self, batch: &[QueueCommand], now: ServerMillis) -> (Vec<QueueEntry>, Vec<Outcome>) {
         let mut entries = Vec::new();
         if self.queue.needs_draw(now) {
-            let mut seed = [0u8; 8];
-            match getrandom::fill(&mut seed) {
-                Ok(()) => self.log(&mut entries, now, self.queue.draw(u64::from_le_bytes(seed))),
-                Err(error) => tracing::error!(error = %error, "no randomness for the queue's draw"),
+            // Without randomness the draw waits for a later batch.
+            if let Some(seed) = self.randomness.next_u64() {
+                self.log(&mut entries, now, self.queue.draw(seed));
             }
         }
         let outcomes = batch

@@ -29,6 +29,8 @@ impl super::Engines {
     /// without `onSale`; `Err` [`EngineError`] for storage failures. The
     /// caller has checked the show exists (`seats` is its writer).
     pub async fn queue(&self, show_id: &str, seats: &ShowHandle) -> Result<Option<QueueHandle>, EngineError> {
+        // Most shows have no queue: no lock, no lookup.
+        let Some(on_sale) = seats.on_sale else { return Ok(None) };
         let poisoned = || EngineError::internal("queue registry lock poisoned");
         let known = self.queues.read().map_err(|_| poisoned())?.get(show_id).cloned();
         let cell = match known {
@@ -36,15 +38,24 @@ impl super::Engines {
             None => Arc::clone(self.queues.write().map_err(|_| poisoned())?.entry(show_id.to_owned()).or_default()),
         };
         let start = || async {
-            let show = self.store.show(show_id).await.map_err(EngineError::Storage)?;
-            let Some(on_sale) = show.and_then(|show| show.on_sale) else { return Ok(None) };
-            let (store, clock, metrics) = (Arc::clone(&self.store), Arc::clone(&self.clock), Arc::clone(&self.metrics));
-            QueueHandle::start(Arc::from(show_id), Queue::new(on_sale), store, clock, seats.clone(), metrics)
-                .await
-                .map(Some)
+            let around = Around {
+                store: Arc::clone(&self.store),
+                clock: Arc::clone(&self.clock),
+                metrics: Arc::clone(&self.metrics),
+                randomness: Arc::clone(&self.randomness),
+            };
+            QueueHandle::start(Arc::from(show_id), Queue::new(on_sale), around, seats.clone()).await.map(Some)
         };
         Ok(cell.get_or_try_init(start).await?.clone())
     }
+}
+
+/// What a queue writer works with, besides its queue.
+pub(super) struct Around {
+    pub store: Arc<dyn Store>,
+    pub clock: SharedClock,
+    pub metrics: Arc<Metrics>,
+    pub randomness: crate::randomness::SharedRandomness,
 }
 
 /// Queue requests waiting for the writer before senders wait too.
@@ -111,12 +122,10 @@ impl QueueHandle {
     pub(super) async fn start(
         show_id: Arc<str>,
         queue: Queue,
-        store: Arc<dyn Store>,
-        clock: SharedClock,
+        around: Around,
         seats: ShowHandle,
-        metrics: Arc<Metrics>,
     ) -> Result<Self, EngineError> {
-        let actor = QueueActor::load(show_id, queue, store, clock, metrics).await?;
+        let actor = QueueActor::load(show_id, queue, around).await?;
         let (progress_in, progress) = watch::channel(actor.progress_json());
         let (commands, receiver) = mpsc::channel(QUEUE_DEPTH);
         tokio::spawn(actor.run(receiver, progress_in));
