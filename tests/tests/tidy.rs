@@ -1,4 +1,4 @@
-//! The README's boundaries, checked by reading the source tree (rust-analyzer's
+//! The boundaries docs/architecture.md marks *(tidy)*, checked by reading the source tree (rust-analyzer's
 //! "tidy" tests): a broken boundary fails here with its file and line.
 
 use std::fmt::Write as _;

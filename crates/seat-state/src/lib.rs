@@ -8,10 +8,12 @@
 //!
 //! - [`ShowState`] (module [`venue`]) is one show's authoritative state. Its
 //!   `decide_*` functions return `Result<Decision, Rejection>`; a
-//!   [`Decision::Apply`] names one [`Change`] with the condition its write
-//!   must check, and [`ShowState::apply`] records it.
-//! - [`HoldRequest::parse`] validates a request body; [`Rejection`] maps 1:1
-//!   to API.md's error codes.
+//!   [`Decision::Apply`] names one [`Change`], and [`ShowState::apply`]
+//!   records it (the stores write it conditional on the show's version).
+//! - [`HoldRequest::parse`] validates a request body; each [`Rejection`]
+//!   names one of API.md's error codes (several may share one).
+//! - [`Queue`] (module [`queue`]) is a show's waiting room: its log, the
+//!   seeded draw and the admission formula.
 //! - [`SeatMapSync`] (module [`sync`]) is the browser's live map: snapshot,
 //!   change events in version order, clock samples ([`ClockSync`]), and
 //!   buffered countdowns ([`Countdown`]).

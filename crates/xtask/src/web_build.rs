@@ -1,6 +1,7 @@
 //! The web UI's release bundle without compiling Trunk: the same steps
 //! `trunk build --release` (0.21.14) takes for `index.html`'s `data-trunk`
-//! links, with the same tools, into the same dist, byte for byte.
+//! links, with the same tools, into the same layout of files (hashed names,
+//! the same `index.html` rewriting; not checked byte for byte against Trunk).
 //!
 //! - `rel="rust"`: `cargo build --target=wasm32-unknown-unknown --manifest-path
 //!   HREF --profile PROFILE --bin BIN`, then `wasm-bindgen --target=web

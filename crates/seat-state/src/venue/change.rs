@@ -16,8 +16,9 @@ pub enum Decision {
 }
 
 /// One transition of one hold, or the box office blocking or unblocking
-/// seats. Each carries what the conditional write must check, so a write
-/// decided on stale state changes nothing.
+/// seats. Each documents the condition its decision relied on; `apply`
+/// ignores one that no longer fits the state in memory. The stores check
+/// only the show's version, which every decision on stale state fails.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Change {
     /// A new hold, status `HELD`. Condition: no hold with this id; at

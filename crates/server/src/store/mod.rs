@@ -1,7 +1,7 @@
 //! Storage: the only place that knows SQL.
 //!
 //! `Store` is what the routes need; each engine implements it, and one
-//! conformance suite (`tests/store_conformance.rs`) runs against every one.
+//! conformance suite (`tests/store_conformance/`) runs against every one.
 
 mod checkpoint;
 mod faulty;

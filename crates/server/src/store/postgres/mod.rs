@@ -14,7 +14,7 @@
 //! - The outbox is claimed with `FOR UPDATE SKIP LOCKED`, so the sweeps of
 //!   several processes take different entries.
 //!
-//! Driver: tokio-postgres with a deadpool pool (see the README for why);
+//! Driver: tokio-postgres with a deadpool pool (docs/architecture.md says why);
 //! TLS by the URL's `sslmode` (see `tls`), the same for every connection.
 
 mod batch;
