@@ -1,5 +1,5 @@
-//! The boundaries docs/architecture.md marks *(tidy)*, checked by reading the source tree (rust-analyzer's
-//! "tidy" tests): a broken boundary fails here with its file and line.
+//! The boundaries docs/architecture.md marks *(tidy)*, checked by reading
+//! the source tree (rust-analyzer's "tidy" tests): a broken boundary fails here with its file and line.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
