@@ -62,6 +62,7 @@
 //!     areas: vec![],
 //!     best: None,
 //!     channel: None,
+//!     access: false,
 //! };
 //! let refused = server.decide_create(&bob_id, &mine(&["B7", "B8"]), now);
 //! assert_eq!(refused, Err(Rejection::SeatsTaken { seats: vec!["B7".into()] }));
@@ -76,6 +77,7 @@
 //! # }
 //! ```
 
+pub mod access;
 pub mod clock;
 pub mod countdown;
 pub mod drawing;
@@ -88,11 +90,13 @@ pub mod request;
 pub mod seat;
 pub mod seating;
 pub mod show;
+pub mod strand;
 pub mod sync;
 pub mod time;
 pub mod venue;
 pub mod wire;
 
+pub use access::Access;
 pub use clock::{ClockOffset, ClockSample, ClockSync, SampleOutcome};
 pub use countdown::{Countdown, CountdownView, Phase, SteadyCountdown};
 pub use hold::{Hold, HoldStatus, HolderId, Quantity};
@@ -103,6 +107,7 @@ pub use request::{BestRequest, HoldRequest};
 pub use seat::{SeatState, seat_state};
 pub use seating::{Category, Channel, Point, RowPlace};
 pub use show::{Area, HoldRules, InvalidShow, LatePolicy, Seat, Show};
+pub use strand::{OrphanRule, Rows};
 pub use sync::{SeatMapSync, SeatView};
 pub use time::{LocalMillis, ServerMillis};
 pub use venue::{Change, Decision, MAX_BLOCK_REASON, Retired, SeatScope, ShowState};

@@ -39,9 +39,13 @@ pub enum Rejection {
     /// `409 not_enough_seats` for a `best` request: no block that large is
     /// free; `available` is the largest one that is.
     NoBlock { available: u32 },
-    /// `409 seats_unavailable`: requested seats that are blocked, or in a
-    /// channel whose code the request does not carry.
+    /// `409 seats_unavailable`: requested seats that are blocked, in a
+    /// channel whose code the request does not carry, or kept for access
+    /// (before `accessReleaseAt`) when the request does not ask for it.
     SeatsUnavailable { seats: Vec<String> },
+    /// `409 would_strand`: the hold would leave these free seats (in row
+    /// order) with no free neighbour, under the show's orphan rule.
+    WouldStrand { seats: Vec<String> },
     /// `404 no_hold`: unknown hold, or another holder's (never says which).
     NoHold,
     /// `410 hold_expired`: its deadline passed.
@@ -80,6 +84,7 @@ impl Rejection {
             Self::NotEnoughSeats { .. } | Self::NoBlock { .. } => ("not_enough_seats", 409),
             Self::InvalidBest { .. } => ("invalid_seats", 422),
             Self::SeatsUnavailable { .. } => ("seats_unavailable", 409),
+            Self::WouldStrand { .. } => ("would_strand", 409),
             Self::NoHold => ("no_hold", 404),
             Self::HoldExpired => ("hold_expired", 410),
             Self::HoldReleased => ("hold_released", 410),
@@ -123,9 +128,15 @@ impl Rejection {
             Self::NoBlock { available } => {
                 format!("No block of adjacent seats that large is free; the largest has {available}.")
             }
-            Self::SeatsUnavailable { seats } => {
-                format!("{} cannot be held: blocked, or kept for a channel whose code was not given.", list(seats))
-            }
+            Self::SeatsUnavailable { seats } => format!(
+                "{} cannot be held: blocked, kept for a channel whose code was not given, \
+                 or kept for wheelchair users and their companions.",
+                list(seats)
+            ),
+            Self::WouldStrand { seats } => match seats.len() {
+                1 => format!("This would leave {} as a single seat on its own; pick seats beside it.", list(seats)),
+                _ => format!("This would leave {} as single seats on their own; pick seats beside them.", list(seats)),
+            },
             Self::NoHold => "There is no such hold for this session.".into(),
             Self::HoldExpired => "This hold has expired.".into(),
             Self::HoldReleased => "This hold was released.".into(),
@@ -162,6 +173,7 @@ impl Rejection {
                 Self::NoBlock { available: u32::try_from(body.available?).ok()? }
             }
             "seats_unavailable" => Self::SeatsUnavailable { seats: seats() },
+            "would_strand" => Self::WouldStrand { seats: seats() },
             "not_enough_seats" => {
                 Self::NotEnoughSeats { area: body.area.clone()?, available: u32::try_from(body.available?).ok()? }
             }
@@ -190,6 +202,7 @@ impl Rejection {
             Self::SeatsUnavailable { seats } => {
                 Self::SeatsUnavailable { seats: seats.iter().map(|s| name(s)).collect() }
             }
+            Self::WouldStrand { seats } => Self::WouldStrand { seats: seats.iter().map(|s| name(s)).collect() },
             other => other,
         }
     }
@@ -207,7 +220,9 @@ impl Rejection {
         };
         match self {
             Self::InvalidSeats { seats } if !seats.is_empty() => body.seats = Some(seats.clone()),
-            Self::SeatsTaken { seats } | Self::SeatsUnavailable { seats } => body.seats = Some(seats.clone()),
+            Self::SeatsTaken { seats } | Self::SeatsUnavailable { seats } | Self::WouldStrand { seats } => {
+                body.seats = Some(seats.clone());
+            }
             Self::NoBlock { available } => body.available = Some(i64::from(*available)),
             Self::NotEnoughSeats { area, available } => {
                 body.area = Some(area.clone());

@@ -19,17 +19,23 @@ pub struct HoldRequest {
     pub best: Option<BestRequest>,
     /// A channel code: that channel's seats may be held.
     pub channel: Option<String>,
+    /// Asks for access seats (`"access": true`, or `best.wheelchair`).
+    pub access: bool,
 }
 
-/// "The best `count` adjacent seats in one row", of one category if named.
+/// "The best `count` adjacent seats in one row", of one category if named,
+/// with `wheelchair` wheelchair places among them, each with one of its
+/// companion seats.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BestRequest {
     pub count: u32,
     pub category: Option<String>,
+    pub wheelchair: u32,
 }
 
 /// Checks a `best` request: alone (no seats, no areas), a count from 1 to
-/// `maxSeatsPerHold`, a category the show has.
+/// `maxSeatsPerHold`, a category the show has, wheelchair places from 0 to
+/// half the count.
 pub(crate) fn parse_best(
     best: &BestRequestBody,
     body: &HoldRequestBody,
@@ -55,7 +61,13 @@ pub(crate) fn parse_best(
             return Err(invalid(format!("This show has no category {category:?}.")));
         }
     }
-    Ok(BestRequest { count, category: best.category.clone() })
+    let wheelchair = match best.wheelchair {
+        None => Some(0),
+        Some(RequestedQuantity::Integer(n)) => u32::try_from(n).ok().filter(|k| k.saturating_mul(2) <= count),
+        Some(RequestedQuantity::NotInteger) => None,
+    }
+    .ok_or_else(|| invalid(format!("best.wheelchair must be a whole number from 0 to {}.", count / 2)))?;
+    Ok(BestRequest { count, category: best.category.clone(), wheelchair })
 }
 
 impl HoldRequest {
@@ -156,5 +168,5 @@ pub(crate) fn parse_with(
             quantity.map(|q| (area.clone(), q)).ok_or(Rejection::InvalidQuantity { area: Some(area.to_string()) })
         })
         .collect::<Result<Vec<_>, _>>()?;
-    Ok(HoldRequest { hold_id, seats, areas, best: None, channel: None })
+    Ok(HoldRequest { hold_id, seats, areas, best: None, channel: None, access: false })
 }

@@ -3,9 +3,11 @@
 use std::collections::HashSet;
 use std::fmt;
 
+use crate::access::{self, Access};
 use crate::ids::{AreaId, PlaceId, SeatId, ShowId};
 use crate::queue::OnSale;
 use crate::seating::{self, Category, Channel, Point, RowPlace};
+use crate::strand::OrphanRule;
 use crate::time::ServerMillis;
 use crate::wire;
 
@@ -62,6 +64,8 @@ pub struct Seat {
     pub category: Option<String>,
     /// Section, row and number, when the venue says.
     pub place: Option<RowPlace>,
+    /// A wheelchair place or a companion seat.
+    pub access: Option<Access>,
 }
 
 /// A general-admission area: places without numbers.
@@ -87,6 +91,10 @@ pub struct Show {
     pub channels: Vec<Channel>,
     /// The waiting room, when the show has one.
     pub on_sale: Option<OnSale>,
+    /// Whether a hold may leave a single free seat between taken ones.
+    pub orphan_rule: OrphanRule,
+    /// From when access seats are for everyone; `None`: never.
+    pub access_release_at: Option<ServerMillis>,
 }
 
 /// Why a show definition was refused (`422 invalid_show`).
@@ -174,6 +182,7 @@ impl Show {
             }
         };
         let categories = seating::categories(input.categories.as_deref().unwrap_or_default())?;
+        let mut accesses = access::seat_access(seat_inputs)?.into_iter();
         let seats = seat_inputs
             .iter()
             .map(|venue_seat| {
@@ -190,6 +199,7 @@ impl Show {
                     label: seat.label.clone().unwrap_or_else(|| seat.id.clone()),
                     category: seat.category.clone(),
                     place: seating::row_place(venue_seat)?,
+                    access: accesses.next().flatten(),
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
@@ -208,7 +218,33 @@ impl Show {
         let channels = seating::channels(input.channels.as_deref().unwrap_or_default(), |id| seat_ids.contains(id))?;
         let focus = seating::focus(input.focus)?;
         let on_sale = input.on_sale.as_ref().map(on_sale).transpose()?;
-        Ok(Self { id, name: name.to_owned(), rules, seats, areas, categories, focus, channels, on_sale })
+        let orphan_rule = match input.orphan_rule.as_deref() {
+            None => OrphanRule::Off,
+            Some(name) => OrphanRule::parse(name).ok_or_else(|| {
+                InvalidShow(format!("orphanRule must be \"off\", \"lenient\" or \"strict\", not {name:?}"))
+            })?,
+        };
+        let access_release_at = input.access_release_at.map(ServerMillis);
+        Ok(Self {
+            id,
+            name: name.to_owned(),
+            rules,
+            seats,
+            areas,
+            categories,
+            focus,
+            channels,
+            on_sale,
+            orphan_rule,
+            access_release_at,
+        })
+    }
+
+    /// Whether a request may take seat `at` as far as access goes
+    /// ([`access::may_take`]); true for an unknown index.
+    pub fn access_open(&self, at: usize, asks_access: bool, now: ServerMillis) -> bool {
+        let is_access = self.seats.get(at).is_some_and(|seat| seat.access.is_some());
+        access::may_take(is_access, asks_access, self.access_release_at, now)
     }
 
     /// The complete definition as sent on the wire.
@@ -238,6 +274,8 @@ impl Show {
                     section: seat.place.as_ref().map(|place| place.section.clone()),
                     row: seat.place.as_ref().map(|place| place.row.clone()),
                     number: seat.place.as_ref().map(|place| i64::from(place.number)),
+                    access: seat.access.as_ref().map(|access| access.as_str().to_owned()),
+                    companion_of: seat.access.as_ref().and_then(Access::companion_of).map(ToString::to_string),
                 })
                 .collect(),
             areas: self
@@ -258,6 +296,8 @@ impl Show {
                 pre_queue_seconds: on_sale.pre_queue_seconds.into(),
                 admission_seconds: on_sale.admission_seconds.into(),
             }),
+            orphan_rule: self.orphan_rule.as_str().to_owned(),
+            access_release_at: self.access_release_at.map(|at| at.0),
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Best available against a brute-force oracle on random venues (native
 //! only: proptest needs the OS): the block picked is free, adjacent, in the
 //! category, and no other adjacent block ranks better (a stranded single
-//! seat first, then the distance from its centre to the stage).
+//! free seat, of any category, first, then the distance from its centre to
+//! the stage).
 #![cfg(not(target_arch = "wasm32"))]
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
@@ -75,8 +76,14 @@ fn state(venue: &Venue) -> ShowState {
         })
         .collect();
     if !taken.is_empty() {
-        let request =
-            HoldRequest { hold_id: hold_id("others-1"), seats: taken, areas: vec![], best: None, channel: None };
+        let request = HoldRequest {
+            hold_id: hold_id("others-1"),
+            seats: taken,
+            areas: vec![],
+            best: None,
+            channel: None,
+            access: false,
+        };
         let Ok(Decision::Apply(change)) = state.decide_create(&holder("others"), &request, at(0)) else { panic!() };
         state.apply(&change);
     }
@@ -84,7 +91,7 @@ fn state(venue: &Venue) -> ShowState {
 }
 
 /// Every adjacent block of `count` free seats in the category, with its
-/// rank: (strands a single free seat, distance to the stage).
+/// rank: (strands a single free seat, of any category, distance to the stage).
 fn every_block(venue: &Venue, count: usize, wanted: Option<bool>) -> Vec<(Vec<String>, (bool, f64))> {
     let mut blocks = Vec::new();
     for (r, row) in venue.rows.iter().enumerate() {
@@ -95,13 +102,14 @@ fn every_block(venue: &Venue, count: usize, wanted: Option<bool>) -> Vec<(Vec<St
             if last >= row.len() || !(first..=last).all(open) || !(first..last).all(|i| joined(i, i + 1)) {
                 continue;
             }
-            // One open seat joined to the block, then none joined beyond it.
+            // One free seat joined to the block, then none joined beyond it.
+            let free = |i: usize| row.get(i).is_some_and(|s| !s.4);
             let single_left = first >= 1
-                && open(first - 1)
+                && free(first - 1)
                 && joined(first - 1, first)
-                && !(first >= 2 && open(first - 2) && joined(first - 2, first - 1));
+                && !(first >= 2 && free(first - 2) && joined(first - 2, first - 1));
             let single_right =
-                open(last + 1) && joined(last, last + 1) && !(open(last + 2) && joined(last + 1, last + 2));
+                free(last + 1) && joined(last, last + 1) && !(free(last + 2) && joined(last + 1, last + 2));
             let (x, y) = (first..=last).fold((0.0, 0.0), |(x, y), i| (x + row[i].1, y + row[i].2));
             let n = count as f64;
             let distance = (x / n - venue.focus.0).hypot(y / n - venue.focus.1);
@@ -122,9 +130,9 @@ proptest! {
         wanted in prop::option::of(any::<bool>()),
     ) {
         let state = state(&venue);
-        let best = BestRequest { count: count as u32, category: wanted.map(|w| category(w).to_owned()) };
+        let best = BestRequest { count: count as u32, category: wanted.map(|w| category(w).to_owned()), wheelchair: 0 };
         let blocks = every_block(&venue, count, wanted);
-        match state.best_block(&best, None, at(0)) {
+        match state.best_block(&best, None, false, at(0)) {
             Ok(picked) => {
                 let picked: Vec<String> = picked.iter().map(ToString::to_string).collect();
                 let rank = blocks.iter().find(|(ids, _)| *ids == picked).map(|(_, rank)| *rank);

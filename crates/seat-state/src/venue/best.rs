@@ -1,32 +1,29 @@
 //! Best available: `count` adjacent holdable seats in one row, ranked
-//! first by not stranding a single free seat, then by distance to the
-//! stage, then by row and number (so the answer never depends on order).
+//! first by not stranding a seat (the orphan rule's test, `strand.rs`;
+//! under `strict` a block that strands is never picked), then by distance
+//! to the stage, then by row and number (so the answer never depends on
+//! order). With `wheelchair: K`, a block holds exactly K wheelchair places,
+//! each with a companion seat of its own.
 
-use std::collections::BTreeMap;
+use std::ops::Range;
 
-use super::ShowState;
+use super::{Reach, ShowState};
+use crate::access::Access;
 use crate::ids::SeatId;
 use crate::rejection::Rejection;
 use crate::request::BestRequest;
 use crate::seating::Point;
 use crate::show::Show;
+use crate::strand::{OrphanRule, Rows};
 use crate::time::ServerMillis;
 
-/// The seats of each row (section and row) in number order, for the rows
-/// whose seats have numbers; consecutive numbers are adjacent.
-pub(super) fn rows_of(show: &Show) -> Vec<Vec<usize>> {
-    let mut rows: BTreeMap<(&str, &str), Vec<(u32, usize)>> = BTreeMap::new();
-    for (at, seat) in show.seats.iter().enumerate() {
-        if let Some(place) = &seat.place {
-            rows.entry((&place.section, &place.row)).or_default().push((place.number, at));
-        }
-    }
-    rows.into_values()
-        .map(|mut row| {
-            row.sort_unstable();
-            row.into_iter().map(|(_, at)| at).collect()
-        })
-        .collect()
+/// The rows of the show's seats that have places.
+pub(super) fn rows_of(show: &Show) -> Rows {
+    Rows::new(
+        show.seats
+            .iter()
+            .map(|seat| seat.place.as_ref().map(|place| (place.section.as_str(), place.row.as_str(), place.number))),
+    )
 }
 
 /// The stage: the show's focus, else the middle of the front (least y)
@@ -57,23 +54,65 @@ impl BlockRank {
 }
 
 impl ShowState {
-    /// The best block for `best` at `now` (see the module docs), or
-    /// `NoBlock` with the largest block there is. O(n) for n seats.
+    /// The best block for `best` at `now` (see the module docs) for a
+    /// request with this channel code that asks for access or not, or
+    /// `NoBlock` with the size of the largest block it could offer. O(n)
+    /// for n seats, times the count for wheelchair places; a refusal under
+    /// `strict` or with wheelchair places looks again, O(n·r).
     pub fn best_block(
         &self,
         best: &BestRequest,
         channel: Option<&str>,
+        access: bool,
         now: ServerMillis,
     ) -> Result<Vec<SeatId>, Rejection> {
-        let count = best.count as usize;
+        let reach = Reach { code: channel, access };
+        let free = |at: usize| self.free_for(at, reach, now);
         let holdable = |at: usize| {
-            self.seat_free(at, now, None)
-                && self.open_to(at, channel)
-                && best.category.as_deref().is_none_or(|c| self.show.seats[at].category.as_deref() == Some(c))
+            free(at) && best.category.as_deref().is_none_or(|c| self.show.seats[at].category.as_deref() == Some(c))
         };
-        let mut chosen: Option<(BlockRank, &[usize])> = None;
-        let mut largest = 0;
-        for row in &self.rows {
+        let strict = self.show.orphan_rule == OrphanRule::Strict;
+        // The rank of a block of a run, if it may be offered at all.
+        let offer = |row: usize, block: Range<usize>| -> Option<BlockRank> {
+            let seats = &self.rows.rows()[row][block.clone()];
+            if !self.has_wheelchairs(seats, best.wheelchair) {
+                return None;
+            }
+            let strands = self.rows.block_strands(row, block, &free);
+            (!(strands && strict)).then(|| BlockRank { strands, distance: self.distance(seats) })
+        };
+        let count = best.count as usize;
+        let runs = self.runs(&holdable);
+        let mut chosen: Option<(BlockRank, usize, Range<usize>)> = None;
+        for (row, run) in &runs {
+            for first in run.start..(run.end + 1).saturating_sub(count).max(run.start) {
+                let Some(rank) = offer(*row, first..first + count) else { continue };
+                if chosen.as_ref().is_none_or(|(best_rank, _, _)| rank.better_than(*best_rank)) {
+                    chosen = Some((rank, *row, first..first + count));
+                }
+            }
+        }
+        if let Some((_, row, block)) = chosen {
+            return Ok(self.rows.rows()[row][block].iter().map(|&at| self.show.seats[at].id.clone()).collect());
+        }
+        let largest = if strict || best.wheelchair > 0 {
+            // The longest block in a run that could be offered.
+            runs.iter().fold(0, |largest, (row, run)| {
+                (largest + 1..=run.len())
+                    .rev()
+                    .find(|&size| (run.start..=run.end - size).any(|first| offer(*row, first..first + size).is_some()))
+                    .unwrap_or(largest)
+            })
+        } else {
+            runs.iter().map(|(_, run)| run.len()).max().unwrap_or(0)
+        };
+        Err(Rejection::NoBlock { available: u32::try_from(largest).unwrap_or(u32::MAX) })
+    }
+
+    /// The runs of adjacent holdable seats, per row, as positions.
+    fn runs(&self, holdable: &dyn Fn(usize) -> bool) -> Vec<(usize, Range<usize>)> {
+        let mut runs = Vec::new();
+        for (r, row) in self.rows.rows().iter().enumerate() {
             let mut start = 0;
             while start < row.len() {
                 if !holdable(row[start]) {
@@ -81,27 +120,34 @@ impl ShowState {
                     continue;
                 }
                 let mut end = start + 1;
-                while end < row.len() && holdable(row[end]) && self.adjacent(row[end - 1], row[end]) {
+                while end < row.len() && holdable(row[end]) && self.rows.adjacent(row[end - 1], row[end]) {
                     end += 1;
                 }
-                largest = largest.max(end - start);
-                // Blocks of `count` that fit in this run (none for a zero count).
-                let fitting = if count == 0 { 0 } else { (end - start + 1).saturating_sub(count) };
-                for first in start..start + fitting {
-                    let block = &row[first..first + count];
-                    let strands = first - start == 1 || end - (first + count) == 1;
-                    let rank = BlockRank { strands, distance: self.distance(block) };
-                    if chosen.is_none_or(|(best_rank, _)| rank.better_than(best_rank)) {
-                        chosen = Some((rank, block));
-                    }
-                }
+                runs.push((r, start..end));
                 start = end;
             }
         }
-        match chosen {
-            Some((_, block)) => Ok(block.iter().map(|&at| self.show.seats[at].id.clone()).collect()),
-            None => Err(Rejection::NoBlock { available: u32::try_from(largest).unwrap_or(u32::MAX) }),
+        runs
+    }
+
+    /// Whether `seats` hold exactly `wheelchair` wheelchair places, each
+    /// with a companion seat of its own among them (any seats for none).
+    fn has_wheelchairs(&self, seats: &[usize], wheelchair: u32) -> bool {
+        if wheelchair == 0 {
+            return true;
         }
+        let places: Vec<&SeatId> = seats
+            .iter()
+            .map(|&at| &self.show.seats[at])
+            .filter(|seat| seat.access == Some(Access::Wheelchair))
+            .map(|seat| &seat.id)
+            .collect();
+        places.len() == wheelchair as usize
+            && places.iter().all(|&place| {
+                seats
+                    .iter()
+                    .any(|&at| self.show.seats[at].access.as_ref().and_then(Access::companion_of) == Some(place))
+            })
     }
 
     /// The stage the ranking measures from.
@@ -115,11 +161,5 @@ impl ShowState {
         let (x, y) =
             block.iter().fold((0.0, 0.0), |(x, y), &at| (x + self.show.seats[at].x, y + self.show.seats[at].y));
         (x / n - self.focus.x).hypot(y / n - self.focus.y)
-    }
-
-    /// Consecutive numbers (both seats are in one row already).
-    fn adjacent(&self, left: usize, right: usize) -> bool {
-        let number = |at: usize| self.show.seats[at].place.as_ref().map(|place| place.number);
-        matches!((number(left), number(right)), (Some(l), Some(r)) if l.checked_add(1) == Some(r))
     }
 }

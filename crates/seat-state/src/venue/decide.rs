@@ -1,7 +1,7 @@
 //! The decisions: pure functions of the state, the caller and the server's
 //! now. Each either refuses (and nothing changes) or names one change.
 
-use super::{Change, Decision, ShowState};
+use super::{Change, Decision, Reach, ShowState};
 use crate::hold::{Hold, HoldStatus, HolderId};
 use crate::ids::{HoldId, SeatId};
 use crate::queue::Admission;
@@ -24,8 +24,11 @@ impl ShowState {
     /// A `best` request picks its seats at `now`, after the hold limit, with
     /// [`Self::best_block`] (`NoBlock` when none); its replay is the same
     /// holder's hold under that id with `count` seats of the category.
-    /// Seats that are kept for a channel whose code the request lacks are
-    /// `SeatsUnavailable`, before `SeatsTaken`.
+    /// Seats that are blocked, kept for a channel whose code the request
+    /// lacks, or access seats it may not take are `SeatsUnavailable`, before
+    /// `SeatsTaken`. Last, the show's orphan rule (`WouldStrand`, naming the
+    /// seats newly stranded in row order); best available applies it in
+    /// its own choice instead.
     pub fn decide_create(
         &self,
         holder: &HolderId,
@@ -68,7 +71,7 @@ impl ShowState {
             }
         }
         let Some(best) = &request.best else {
-            return self.decide_places(holder, request, &request.seats, now);
+            return self.decide_places(holder, request, &request.seats, true, now);
         };
         if best.count == 0 || best.count > self.show.rules.max_seats_per_hold {
             return Err(Rejection::InvalidSeats { seats: Vec::new() });
@@ -76,17 +79,19 @@ impl ShowState {
         if self.active_holds_of(holder, now) >= self.show.rules.max_active_holds_per_holder as usize {
             return Err(Rejection::HoldLimit);
         }
-        let seats = self.best_block(best, request.channel.as_deref(), now)?;
-        self.decide_places(holder, request, &seats, now)
+        let seats = self.best_block(best, request.channel.as_deref(), request.access, now)?;
+        self.decide_places(holder, request, &seats, false, now)
     }
 
     /// [`Self::decide_create`] for named seats (the request's, or the ones
-    /// best available picked) and the request's areas.
+    /// best available picked) and the request's areas; `orphan_rule`:
+    /// whether the show's orphan rule is checked here.
     fn decide_places(
         &self,
         holder: &HolderId,
         request: &HoldRequest,
         requested: &[SeatId],
+        orphan_rule: bool,
         now: ServerMillis,
     ) -> Result<Decision, Rejection> {
         let places = request.areas.iter().fold(requested.len() as u64, |sum, (_, q)| sum + u64::from(q.get()));
@@ -115,9 +120,12 @@ impl ShowState {
             return Err(Rejection::HoldLimit);
         }
 
-        let channel = request.channel.as_deref();
-        let unavailable: Vec<String> =
-            seats.iter().filter(|(at, _)| !self.open_to(*at, channel)).map(|(_, seat)| String::from(*seat)).collect();
+        let reach = Reach::of(request);
+        let unavailable: Vec<String> = seats
+            .iter()
+            .filter(|(at, _)| !self.open_to(*at, reach, now))
+            .map(|(_, seat)| String::from(*seat))
+            .collect();
         if !unavailable.is_empty() {
             return Err(Rejection::SeatsUnavailable { seats: unavailable });
         }
@@ -133,6 +141,14 @@ impl ShowState {
             let available = self.area_available(at, now);
             if available < quantity.get() {
                 return Err(Rejection::NotEnoughSeats { area: area.to_string(), available });
+            }
+        }
+        if orphan_rule {
+            let taken: Vec<usize> = seats.iter().map(|(at, _)| *at).collect();
+            let free = |at: usize| self.free_for(at, reach, now);
+            if let Err(stranded) = self.rows.verdict(self.show.orphan_rule, &taken, &free) {
+                let seats = stranded.into_iter().map(|at| String::from(&self.show.seats[at].id)).collect();
+                return Err(Rejection::WouldStrand { seats });
             }
         }
 
@@ -271,7 +287,8 @@ impl ShowState {
 
 impl ShowState {
     /// Whether `hold` answers `request` again: the same places, or for a
-    /// `best` request, `count` seats (no areas) of its category.
+    /// `best` request, `count` seats (no areas) of its category, with
+    /// `wheelchair` wheelchair places when it asks for some.
     fn same_request(&self, hold: &Hold, request: &HoldRequest) -> bool {
         let Some(best) = &request.best else { return same_places(hold, request) };
         let in_category = |seat: &SeatId| {
@@ -279,7 +296,14 @@ impl ShowState {
                 self.seat_index.get(seat).is_some_and(|&at| self.show.seats[at].category.as_deref() == Some(category))
             })
         };
-        hold.areas.is_empty() && hold.seats.len() == best.count as usize && hold.seats.iter().all(in_category)
+        let wheelchair = |seat: &&SeatId| {
+            self.seat_index.get(*seat).is_some_and(|&at| self.show.seats[at].access == Some(crate::Access::Wheelchair))
+        };
+        let places = hold.seats.iter().filter(wheelchair).count();
+        hold.areas.is_empty()
+            && hold.seats.len() == best.count as usize
+            && hold.seats.iter().all(in_category)
+            && (best.wheelchair == 0 || places == best.wheelchair as usize)
     }
 }
 

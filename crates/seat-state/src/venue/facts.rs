@@ -143,6 +143,7 @@ impl ShowState {
             mine: viewer.mine(hold.map(|h| &h.holder).or(self.retired_buyer[at].as_ref().filter(|_| slot.sold))),
             blocked: self.blocked[at],
             channel: self.seat_channel[at].map(|channel| String::from(&self.show.channels[channel].id)),
+            access: self.show.seats[at].access.as_ref().map(|access| access.as_str().to_owned()),
         }
     }
 

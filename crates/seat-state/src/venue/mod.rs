@@ -25,6 +25,7 @@ use crate::rejection::Rejection;
 use crate::request::{HoldRequest, parse_best, parse_with};
 use crate::seating::Point;
 use crate::show::Show;
+use crate::strand::Rows;
 use crate::time::ServerMillis;
 use crate::wire::{HoldOrder, HoldRequestBody};
 
@@ -34,6 +35,20 @@ pub use change::{Change, Decision};
 pub use facts::SeatScope;
 pub use retire::Retired;
 use slab::{HoldSlab, Kept};
+
+/// What a request may take beyond seats open to everyone: a channel's
+/// seats with its code, access seats when it asks for access.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Reach<'a> {
+    pub code: Option<&'a str>,
+    pub access: bool,
+}
+
+impl<'a> Reach<'a> {
+    pub(crate) fn of(request: &'a HoldRequest) -> Self {
+        Self { code: request.channel.as_deref(), access: request.access }
+    }
+}
 
 /// A stored-`HELD` hold by deadline, then id: an order that does not
 /// depend on the order holds were made or restored in.
@@ -84,8 +99,9 @@ pub struct ShowState {
     /// Per holder, oldest first by creation order.
     by_holder: HashMap<HolderId, Vec<usize>>,
     version: i64,
-    /// Seat positions by row, in number order: best available's search.
-    rows: Vec<Vec<usize>>,
+    /// Seat positions by row, in number order: best available's search
+    /// and the orphan rule's neighbours.
+    rows: Rows,
     /// Where best available measures from.
     focus: Point,
     /// Per seat, the channel (index into the show's) it is kept for.
@@ -181,25 +197,43 @@ impl ShowState {
 
     /// Validates a box office request: a v1 body as [`Self::parse_request`],
     /// or `best` (alone, a count from 1 to `maxSeatsPerHold`, a known
-    /// category: else `InvalidBest`), with its channel code if any.
+    /// category, wheelchair places up to half the count: else
+    /// `InvalidBest`), with its channel code if any; it asks for access
+    /// with `"access": true` or wheelchair places.
     pub fn parse_order(&self, order: &HoldOrder, generated_id: HoldId) -> Result<HoldRequest, Rejection> {
         let channel = order.channel.clone();
+        let access = order.access == Some(true);
         let Some(best) = &order.best else {
-            return Ok(HoldRequest { channel, ..self.parse_request(&order.body, generated_id)? });
+            return Ok(HoldRequest { channel, access, ..self.parse_request(&order.body, generated_id)? });
         };
         let hold_id = match &order.body.hold_id {
             Some(raw) => HoldId::parse(raw).map_err(|_| Rejection::InvalidHoldId)?,
             None => generated_id,
         };
-        let best = Some(parse_best(best, &order.body, &self.show)?);
-        Ok(HoldRequest { hold_id, seats: Vec::new(), areas: Vec::new(), best, channel })
+        let best = parse_best(best, &order.body, &self.show)?;
+        let access = access || best.wheelchair > 0;
+        Ok(HoldRequest { hold_id, seats: Vec::new(), areas: Vec::new(), best: Some(best), channel, access })
     }
 
-    /// Whether seat `at` may be held with this channel code: it is not
-    /// blocked, and kept for no channel or for the one with that code.
-    fn open_to(&self, at: usize, code: Option<&str>) -> bool {
+    /// Whether seat `at` may be held by a request with this channel code
+    /// that asks for access or not, at `now`: it is not blocked, kept for
+    /// no channel or for the one with that code, and not an access seat
+    /// the request cannot take ([`Show::access_open`]).
+    fn open_to(&self, at: usize, reach: Reach<'_>, now: ServerMillis) -> bool {
         !self.blocked[at]
-            && self.seat_channel[at].is_none_or(|channel| code == Some(self.show.channels[channel].code.as_str()))
+            && self.seat_channel[at].is_none_or(|channel| reach.code == Some(self.show.channels[channel].code.as_str()))
+            && self.show.access_open(at, reach.access, now)
+    }
+
+    /// Whether seat `at` is free at `now` for a request of this reach:
+    /// what the orphan rule counts as free.
+    fn free_for(&self, at: usize, reach: Reach<'_>, now: ServerMillis) -> bool {
+        self.seat_free(at, now, None) && self.open_to(at, reach, now)
+    }
+
+    /// The seats of each row, in number order.
+    pub fn rows(&self) -> &Rows {
+        &self.rows
     }
 
     /// Places of `area` that a new hold could take at `now`: capacity minus

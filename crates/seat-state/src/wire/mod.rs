@@ -77,6 +77,11 @@ pub struct ShowInput {
     /// The waiting room (API.md "Waiting room (v3)").
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_sale: Option<OnSaleInput>,
+    /// `off` (the default), `lenient` or `strict`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub orphan_rule: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_release_at: Option<i64>,
 }
 
 /// The v1 fields of a complete show definition, as v1 clients read
@@ -146,6 +151,10 @@ pub struct SeatFact {
     /// The channel it is kept for: only that channel's code may hold it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
+    /// `wheelchair` or `companion`: kept for requests that ask for access
+    /// until the show's `accessReleaseAt`. Omitted for other seats.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<String>,
 }
 
 /// One hold's share of an area.
@@ -203,6 +212,7 @@ impl SeatMap {
                     mine: None,
                     blocked: false,
                     channel: None,
+                    access: None,
                 })
             })
             .collect();
@@ -244,7 +254,7 @@ pub struct ErrorBody {
     pub error: String,
     pub message: String,
     pub server_time: i64,
-    /// `seats_taken`, `invalid_seats`: the offending seat ids.
+    /// `seats_taken`, `invalid_seats`, `seats_unavailable`, `would_strand`: the seat ids.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seats: Option<Vec<String>>,
     /// `not_enough_seats`: the area without enough places left.

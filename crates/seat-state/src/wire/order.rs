@@ -19,15 +19,19 @@ pub struct HoldOrder {
     /// A channel's code: its seats may be held with it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub channel: Option<String>,
+    /// `true`: wheelchair places and companion seats may be held
+    /// (API.md "Box office (v3)"; before `accessReleaseAt` only so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<bool>,
 }
 
 impl From<HoldRequestBody> for HoldOrder {
     fn from(body: HoldRequestBody) -> Self {
-        Self { body, best: None, channel: None }
+        Self { body, best: None, channel: None, access: None }
     }
 }
 
-/// `"best": {"count": N, "category": "a"}`.
+/// `"best": {"count": N, "category": "a", "wheelchair": K}`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "camelCase")]
@@ -38,4 +42,9 @@ pub struct BestRequestBody {
     /// Only seats of this category.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub category: Option<String>,
+    /// Of the `count`, this many wheelchair places, each with a companion
+    /// seat of its own (so at most half the count).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<i64>))]
+    pub wheelchair: Option<RequestedQuantity>,
 }

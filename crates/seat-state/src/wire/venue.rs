@@ -24,6 +24,13 @@ pub struct VenueSeat {
     /// Order within the row.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub number: Option<i64>,
+    /// `wheelchair` or `companion` (API.md "Box office (v3)"): kept for
+    /// requests that ask for access until `accessReleaseAt`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<String>,
+    /// A companion seat's wheelchair place (its id).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub companion_of: Option<String>,
 }
 
 /// The label of a seat whose definition gives none on the wire (API.md
@@ -46,7 +53,7 @@ impl VenueSeat {
 
 impl From<SeatDefinition> for VenueSeat {
     fn from(seat: SeatDefinition) -> Self {
-        Self { seat, section: None, row: None, number: None }
+        Self { seat, section: None, row: None, number: None, access: None, companion_of: None }
     }
 }
 
@@ -112,6 +119,11 @@ pub struct ShowDocument {
     /// The waiting room's settings as created.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub on_sale: Option<super::OnSaleDefinition>,
+    /// `off`, `lenient` or `strict` (API.md "Box office (v3)").
+    pub orphan_rule: String,
+    /// When access seats go on sale to everyone; absent: never.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_release_at: Option<i64>,
 }
 
 impl ShowDocument {
@@ -139,7 +151,8 @@ impl ShowDocument {
 
 /// The box office's part of `GET /api/shows/{showId}` that a customer's page
 /// reads beside the v1 [`super::ShowDefinition`] from the same answer:
-/// categories and channels (codes left out). Flat, with no
+/// categories and channels (codes left out), the orphan rule and when
+/// access seats are released. Flat, with no
 /// `#[serde(flatten)]`, so the browser never buffers a seat to read it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -148,4 +161,9 @@ pub struct ShowOffer {
     pub categories: Vec<CategoryDefinition>,
     #[serde(default)]
     pub channels: Vec<ChannelDefinition>,
+    /// `off`, `lenient` or `strict`; absent reads as `off`.
+    #[serde(default)]
+    pub orphan_rule: Option<String>,
+    #[serde(default)]
+    pub access_release_at: Option<i64>,
 }
