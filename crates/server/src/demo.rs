@@ -2,6 +2,8 @@
 //! and an arena of 20,000 seats with a 5,000-place standing floor, both
 //! with price categories, rows for best available and the stage; the
 //! theatre keeps G19–G20 for the `presale` channel (code [`PRESALE_CODE`]).
+//! A club (rows A–E of 12) sells under the strict orphan rule and keeps
+//! wheelchair places with companion seats.
 
 mod arena;
 
@@ -19,7 +21,14 @@ fn category(id: &str, name: &str, price: i64, color: &str) -> CategoryDefinition
 
 /// A seat at its place in a row.
 fn placed(seat: SeatDefinition, section: &str, row: impl ToString, number: u32) -> VenueSeat {
-    VenueSeat { seat, section: Some(section.to_owned()), row: Some(row.to_string()), number: Some(number.into()) }
+    VenueSeat {
+        seat,
+        section: Some(section.to_owned()),
+        row: Some(row.to_string()),
+        number: Some(number.into()),
+        access: None,
+        companion_of: None,
+    }
 }
 
 /// The demo theatre's id.
@@ -99,6 +108,49 @@ pub fn arena() -> Show {
     Show::parse(&input).expect("the demo arena is a valid show")
 }
 
+/// The demo club's id.
+pub const CLUB_SHOW_ID: &str = "demo-club";
+
+/// Rows A–E of 12 seats under `orphanRule: strict` (no hold may leave a
+/// single seat alone in its row); row E's seats 1 and 12 are wheelchair
+/// places, each with the companion seat beside it (E2, E11), kept for
+/// requests that ask for access (the club sets no release time).
+pub fn club() -> Show {
+    let seats = "ABCDE"
+        .chars()
+        .enumerate()
+        .flat_map(|(row_index, row)| {
+            (1..=12).map(move |number| {
+                let seat = SeatDefinition {
+                    id: format!("{row}{number}"),
+                    x: f64::from(number - 1) * 30.0,
+                    y: row_index as f64 * 34.0,
+                    label: Some(format!("Row {row}, seat {number}")),
+                    category: None,
+                };
+                let mut seat = placed(seat, "Club", row, number);
+                let access = |kind: &str, of: Option<&str>| (Some(kind.to_owned()), of.map(ToOwned::to_owned));
+                (seat.access, seat.companion_of) = match (row, number) {
+                    ('E', 1 | 12) => access("wheelchair", None),
+                    ('E', 2) => access("companion", Some("E1")),
+                    ('E', 11) => access("companion", Some("E12")),
+                    _ => (None, None),
+                };
+                seat
+            })
+        })
+        .collect();
+    let input = ShowInput {
+        id: Some(CLUB_SHOW_ID.to_owned()),
+        name: Some("Demo Club — Jazz trio".to_owned()),
+        seats: Some(seats),
+        focus: Some(Focus { x: 165.0, y: -60.0 }),
+        orphan_rule: Some("strict".to_owned()),
+        ..ShowInput::default()
+    };
+    Show::parse(&input).expect("the demo club is a valid show")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +162,9 @@ mod tests {
             assert!(show.seats.iter().all(|seat| seat.place.is_some()), "{}", show.id);
             assert!(show.focus.is_some(), "{}", show.id);
         }
+        let club = club();
+        assert_eq!(club.orphan_rule, seat_state::OrphanRule::Strict);
+        assert_eq!(club.seats.iter().filter(|seat| seat.access.is_some()).count(), 4, "two places, two companions");
         let presale = &theatre().channels[0];
         assert_eq!((presale.code.as_str(), presale.seats.len()), (PRESALE_CODE, 2));
     }

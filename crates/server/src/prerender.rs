@@ -53,11 +53,16 @@ pub struct ShowPages {
 }
 
 /// What never changes about a show's picture: its seats' places, rows,
-/// categories and channels (shows never change once created).
+/// categories, channels and access seats (shows never change once created).
 struct Venue {
     name: String,
     layout: Layout,
+    /// Each seat as it looks free (a channel's or an access seat barred).
     seats: Vec<PictureSeat>,
+    /// The access seats, unbarred from `access_release_at` on (unless a
+    /// channel's too), as in the app.
+    access: Vec<usize>,
+    access_release_at: Option<ServerMillis>,
     /// Seat id → index in `seats`.
     index: HashMap<String, usize>,
     colors: Vec<String>,
@@ -120,14 +125,24 @@ impl ShowPages {
             .map(|venue_seat| {
                 let seat = &venue_seat.seat;
                 let category = seat.category.as_deref().and_then(|id| show.categories.iter().position(|c| c.id == id));
-                // A channel's seats show barred until a code is entered, as in the app.
-                let look = SeatLook { locked: channel.contains(seat.id.as_str()), ..SeatLook::FREE };
-                PictureSeat { x: seat.x, y: seat.y, category, look }
+                // A channel's seats show barred until a code is entered, as in
+                // the app; access seats until they are released.
+                let access = venue_seat.access.is_some();
+                let locked = channel.contains(seat.id.as_str()) || access;
+                PictureSeat { x: seat.x, y: seat.y, category, look: SeatLook { locked, access, ..SeatLook::FREE } }
             })
+            .collect();
+        let access = show
+            .seats
+            .iter()
+            .enumerate()
+            .filter(|(_, seat)| seat.access.is_some() && !channel.contains(seat.seat.id.as_str()))
+            .map(|(at, _)| at)
             .collect();
         let index = show.seats.iter().enumerate().map(|(at, seat)| (seat.seat.id.clone(), at)).collect();
         let colors = show.categories.iter().map(|category| category.color.clone()).collect();
-        let venue = Arc::new(Venue { name: show.name, layout, seats, index, colors });
+        let access_release_at = show.access_release_at.map(ServerMillis);
+        let venue = Arc::new(Venue { name: show.name, layout, seats, access, access_release_at, index, colors });
         self.venues.write().map_err(|_| poisoned())?.insert(show_id.to_owned(), Arc::clone(&venue));
         Ok(Some(venue))
     }
@@ -191,19 +206,31 @@ impl ShowPages {
     }
 }
 
-/// How each taken seat looks as of `at` (the picture is public: nobody's own).
+/// How each seat that does not look as it does free looks as of `at`:
+/// the taken ones, and the released access seats (the picture is public:
+/// nobody's own).
 fn looks(venue: &Venue, facts: &seat_state::wire::SeatMap, at: ServerMillis) -> Vec<(usize, SeatLook)> {
+    let released = venue.access_release_at.is_some_and(|release| at >= release);
+    let base = |index: usize| {
+        let look = venue.seats[index].look;
+        if released && venue.access.binary_search(&index).is_ok() { SeatLook { locked: false, ..look } } else { look }
+    };
     let mut looks: Vec<(usize, SeatLook)> = facts
         .seats
         .iter()
         .filter_map(|fact| {
             let &index = venue.index.get(&fact.id)?;
             let state = seat_state(fact.sold, fact.hold_expires_at.map(ServerMillis), at);
-            let look = SeatLook { state, blocked: fact.blocked, ..venue.seats[index].look };
-            (look != venue.seats[index].look).then_some((index, look))
+            Some((index, SeatLook { state, blocked: fact.blocked, ..base(index) }))
         })
         .collect();
-    looks.sort_unstable_by_key(|&(index, _)| index);
+    if released {
+        looks.extend(venue.access.iter().map(|&index| (index, base(index))));
+    }
+    // A taken seat's look first, so it wins over its released look.
+    looks.sort_by_key(|&(index, _)| index);
+    looks.dedup_by_key(|(index, _)| *index);
+    looks.retain(|&(index, look)| look != venue.seats[index].look);
     looks
 }
 

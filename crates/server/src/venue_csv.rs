@@ -150,6 +150,8 @@ fn seat(record: &csv::StringRecord, line: u64, columns: &Columns) -> Result<Venu
         section: Some(section_name),
         row: Some(row_name),
         number: Some(seat_number),
+        access: None,
+        companion_of: None,
     })
 }
 

@@ -28,12 +28,22 @@ pub struct SeatLook {
     pub locked: bool,
     /// The box office blocked it: not on offer to anyone.
     pub blocked: bool,
+    /// A wheelchair place or a companion seat (kept for requests that ask
+    /// for access until the show releases them: then also `locked`).
+    pub access: bool,
 }
 
 impl SeatLook {
     /// A free seat, not picked.
-    pub const FREE: Self =
-        Self { state: SeatState::Free, mine: false, selected: false, tab_stop: false, locked: false, blocked: false };
+    pub const FREE: Self = Self {
+        state: SeatState::Free,
+        mine: false,
+        selected: false,
+        tab_stop: false,
+        locked: false,
+        blocked: false,
+        access: false,
+    };
 
     /// Whether a click may pick (or unpick) the seat.
     pub fn usable(self) -> bool {

@@ -65,6 +65,9 @@ fn classes(out: &mut String, seat: &PictureSeat) {
     } else if look.state == SeatState::Free && look.locked {
         out.push_str(" locked");
     }
+    if look.state == SeatState::Free && look.access {
+        out.push_str(" access");
+    }
     if let Some(category) = seat.category.filter(|&at| at < super::shape::STYLED_CATEGORIES) {
         out.push_str(" c");
         super::decimal::push_uint(out, category as u64);

@@ -9,8 +9,10 @@ use crate::SeatState;
 
 /// The path of a seat's shape. Shapes differ by state, not only colour:
 /// available is a ring, held a square, sold a ring crossed out, a picked
-/// seat a disc with a tick, the customer's own a square with a tick, and
-/// a seat kept for a channel (no code entered) a ring barred across.
+/// seat a disc with a tick, the customer's own a square with a tick, a
+/// seat kept for a channel (no code entered) a ring barred across, and a
+/// free wheelchair place or companion seat a ring with a ring inside
+/// (barred too while it is kept from this customer).
 pub fn shape(look: SeatLook, x: f64, y: f64, r: f64) -> String {
     let mut out = String::with_capacity(96);
     write_shape(&mut out, look, x, y, r);
@@ -39,17 +41,19 @@ pub fn write_shape(out: &mut String, look: SeatLook, x: f64, y: f64, r: f64) {
         out.push(',');
         push_dec(out, y);
     };
-    let ring = |out: &mut String| {
+    // A ring of `size` times r.
+    let ring_of = |out: &mut String, size: f64| {
         start(out);
-        command(out, 'm', r, &[-1.0, 0.0]);
-        for factor in [2.0, -2.0] {
-            command(out, 'a', r, &[1.0, 1.0]);
+        command(out, 'm', r, &[-size, 0.0]);
+        for factor in [2.0 * size, -2.0 * size] {
+            command(out, 'a', r, &[size, size]);
             out.push_str(" 0 1,0 ");
             push_dec(out, factor * r);
             out.push_str(",0");
         }
         out.push('z');
     };
+    let ring = |out: &mut String| ring_of(out, 1.0);
     let square = |out: &mut String| {
         start(out);
         command(out, 'm', r, &[-0.85, -0.85]);
@@ -76,13 +80,17 @@ pub fn write_shape(out: &mut String, look: SeatLook, x: f64, y: f64, r: f64) {
             command(out, 'm', r, &[0.55, -0.55]);
             command(out, 'l', r, &[-1.1, 1.1]);
         }
-        (SeatState::Free, _, false) if look.locked => {
+        (SeatState::Free, _, false) => {
             ring(out);
-            start(out);
-            command(out, 'm', r, &[-0.55, 0.0]);
-            command(out, 'h', r, &[1.1]);
+            if look.locked {
+                start(out);
+                command(out, 'm', r, &[-0.55, 0.0]);
+                command(out, 'h', r, &[1.1]);
+            }
+            if look.access {
+                ring_of(out, 0.4);
+            }
         }
-        (SeatState::Free, _, false) => ring(out),
         (_, true, _) => {
             square(out);
             tick(out);

@@ -88,8 +88,11 @@ fn constrain_box_office(schemas: &mut Value) {
     schemas["BestRequestBody"]["properties"]["category"]["pattern"] = json!(PLACE_ID);
     schemas["HoldOrder"]["description"] = json!(
         "`best` instead of `seats` and `areas` (both → 422 invalid_seats): the server picks `count` adjacent seats \
-         in one row nearest the stage, leaving no single free seat beside them when another block avoids that."
+         in one row nearest the stage, leaving no single free seat beside them when another block avoids that \
+         (under the show's `orphanRule: strict`, only such blocks). `access: true` may hold wheelchair places and \
+         companion seats before the show's `accessReleaseAt`; so may `best` with `wheelchair`."
     );
+    constrain_access(schemas);
     if let Some(parts) = schemas["VenueSeat"]["allOf"].as_array_mut() {
         for part in parts.iter_mut().filter(|part| part["properties"].is_object()) {
             let place = &mut part["properties"];
@@ -98,6 +101,25 @@ fn constrain_box_office(schemas: &mut Value) {
             place["number"]["minimum"] = json!(0);
             place["number"]["maximum"] = json!(1_000_000);
             part["description"] = json!("`section`, `row` and `number` come together or not at all.");
+        }
+    }
+}
+
+/// API.md "Box office (v3)": the orphan rule and accessible seating.
+fn constrain_access(schemas: &mut Value) {
+    schemas["ShowInput"]["properties"]["orphanRule"] =
+        json!({"type": ["string", "null"], "enum": ["off", "lenient", "strict", null]});
+    schemas["ShowDocument"]["properties"]["orphanRule"]["enum"] = json!(["off", "lenient", "strict"]);
+    schemas["BestRequestBody"]["properties"]["wheelchair"]["minimum"] = json!(0);
+    if let Some(parts) = schemas["VenueSeat"]["allOf"].as_array_mut() {
+        for part in parts.iter_mut().filter(|part| part["properties"].is_object()) {
+            let seat = &mut part["properties"];
+            seat["access"] = json!({"type": ["string", "null"], "enum": ["wheelchair", "companion", null]});
+            seat["companionOf"] = json!({"type": ["string", "null"], "pattern": PLACE_ID});
+            part["description"] = json!(
+                "`section`, `row` and `number` come together or not at all. `companionOf` (a wheelchair seat's id) \
+                 goes with `access: companion` and only with it."
+            );
         }
     }
 }

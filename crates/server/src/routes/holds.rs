@@ -50,7 +50,7 @@ pub(super) fn decided(status: StatusCode, hold: Decided<HoldBody>) -> Response {
         (status = 403, description = "not_admitted (with position and estimatedAdmitAt): the show's queue has not admitted this session", body = ErrorBody),
         (status = 404, description = "unknown_show", body = ErrorBody),
         (status = 408, description = "request_timeout: the body did not arrive in time", body = ErrorBody),
-        (status = 409, description = "seats_unavailable (with seats: blocked, or a channel's without its code), seats_taken (with seats), not_enough_seats (with area and available; for best, available = the largest free block), idempotency_mismatch", body = ErrorBody),
+        (status = 409, description = "seats_unavailable (with seats: blocked, a channel's without its code, or an access seat without access before accessReleaseAt), seats_taken (with seats), not_enough_seats (with area and available; for best, available = the largest block it could offer), would_strand (with seats: the free seats the hold would leave alone, in row order; under the show's orphanRule, checked last), idempotency_mismatch", body = ErrorBody),
         (status = 413, description = "payload_too_large", body = ErrorBody),
         (status = 422, description = "invalid_seats, invalid_quantity, invalid_hold_id", body = ErrorBody),
         (status = 429, description = "hold_limit, rate_limited (Retry-After)", body = ErrorBody),
