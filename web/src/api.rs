@@ -175,23 +175,6 @@ pub struct Staged {
     pub on_sale: Option<seat_state::wire::OnSaleDefinition>,
 }
 
-/// Where each seat of a definition is, read apart from the v1 seats (which
-/// do not carry it) to derive the labels the definition leaves out.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
-struct Places {
-    seats: Vec<SeatPlace>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, serde::Deserialize)]
-struct SeatPlace {
-    #[serde(default)]
-    section: Option<String>,
-    #[serde(default)]
-    row: Option<String>,
-    #[serde(default)]
-    number: Option<i64>,
-}
-
 /// One show's definition: seats, positions, rules, its box office's
 /// categories and channels, and its stage. The answer is parsed once and
 /// read as flat wire types (unknown fields skipped): its `serverTime` is
@@ -201,15 +184,14 @@ pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer, Staged), 
     let value = get_value(&format!("/api/shows/{show_id}")).await?;
     let unreadable = || transport("unreadable answer");
     let mut show: ShowDefinition = crate::js_read::from_value(value.clone()).ok_or_else(unreadable)?;
-    let places: Places = crate::js_read::from_value(value.clone()).ok_or_else(unreadable)?;
+    let offer: ShowOffer = crate::js_read::from_value(value.clone()).ok_or_else(unreadable)?;
     // A label equal to its default is left out of the definition (API.md "On-sale (v3)").
-    for (seat, place) in show.seats.iter_mut().zip(&places.seats) {
+    for (seat, place) in show.seats.iter_mut().zip(&offer.seats) {
         if seat.label.is_none() {
             let (section, row) = (place.section.as_deref(), place.row.as_deref());
             seat.label = Some(seat_state::wire::default_label(&seat.id, section, row, place.number));
         }
     }
-    let offer = crate::js_read::from_value(value.clone()).ok_or_else(unreadable)?;
     let staged = crate::js_read::from_value(value).ok_or_else(unreadable)?;
     Ok((show, offer, staged))
 }

@@ -32,6 +32,9 @@ pub struct Controller {
     pub max_active_holds: u32,
     /// The sales channel's code the customer entered, sent with each hold.
     pub code: RwSignal<Option<String>>,
+    /// The customer asked for wheelchair places: access seats are offered
+    /// and holds carry `"access": true`.
+    pub access: RwSignal<bool>,
 }
 
 /// Fetches a fresh seat map after the machine missed a change. A failure
@@ -78,6 +81,7 @@ impl Controller {
             status: RwSignal::new(None),
             max_active_holds: u32::try_from(show.max_active_holds_per_holder).unwrap_or(1),
             code: RwSignal::new(None),
+            access: RwSignal::new(false),
         };
         (controller, model, areas)
     }
@@ -116,6 +120,9 @@ impl Controller {
             }
             Toggle::Unavailable if look.blocked && look.state == seat_state::SeatState::Free => {
                 self.say(None, Some(words::blocked(&label)));
+            }
+            Toggle::Unavailable if look.locked && look.access && look.state == seat_state::SeatState::Free => {
+                self.say(None, Some(words::access_locked(&label)));
             }
             Toggle::Unavailable if look.locked && look.state == seat_state::SeatState::Free => {
                 self.say(None, Some(words::locked(&label)));
@@ -163,16 +170,24 @@ impl Controller {
         let hold_id = api::new_hold_id();
         let body = self.shown.selection.with_untracked(|s| s.to_request(&hold_id));
         self.live.update_value(|live| live.set_in_flight(body.seats.clone()));
-        self.send(HoldOrder { body, best: None, channel: self.code.get_untracked() });
+        self.send(HoldOrder { body, best: None, channel: self.code.get_untracked(), access: self.access() });
+    }
+
+    /// `"access": true` when the customer asked for wheelchair places.
+    fn access(&self) -> Option<bool> {
+        self.model.with_value(|model| model.asks_access()).then_some(true)
     }
 
     /// Asks the server for the best `count` adjacent seats (of `category`,
-    /// or any) and holds them, as it picks them, in one decision.
-    pub fn best(self, count: u32, category: Option<String>) {
+    /// or any; `wheelchair` of them wheelchair places, each with its
+    /// companion seat) and holds them, as it picks them, in one decision.
+    pub fn best(self, count: u32, category: Option<String>, wheelchair: u32) {
         self.clear();
         let body = seat_state::wire::HoldRequestBody { hold_id: Some(api::new_hold_id()), ..Default::default() };
-        let best = BestRequestBody { count: RequestedQuantity::Integer(i64::from(count)), category };
-        self.send(HoldOrder { body, best: Some(best), channel: self.code.get_untracked() });
+        let wheelchair = (wheelchair > 0).then(|| RequestedQuantity::Integer(i64::from(wheelchair)));
+        let best = BestRequestBody { count: RequestedQuantity::Integer(i64::from(count)), category, wheelchair };
+        let order = HoldOrder { body, best: Some(best), channel: self.code.get_untracked(), access: self.access() };
+        self.send(order);
     }
 
     /// Sends a hold request and shows its answer as the hold.
@@ -204,19 +219,39 @@ impl Controller {
         let code = code.trim();
         let code = (!code.is_empty()).then(|| code.to_owned());
         let locked = code.is_none();
-        if locked {
-            let kept: Vec<String> = self.model.with_value(|model| {
-                model.seats.iter().filter(|cell| cell.channel).map(|cell| cell.id.clone()).collect()
-            });
-            self.shown.selection.update(|selection| {
-                selection.remove_seats(&kept);
-            });
-            self.model.with_value(|model| kept.iter().for_each(|id| model.set_selected(id, false)));
-        }
-        self.model.with_value(|model| model.lock_channel_seats(locked));
+        self.model.with_value(|model| model.offer_channel_seats(!locked));
+        self.unpick_locked();
         let news = if locked { words::CODE_CLEARED } else { words::CODE_TAKEN };
         self.code.set(code);
         self.say(None, Some(news.to_owned()));
+    }
+
+    /// Offers the wheelchair places and companion seats (`asked`: holds
+    /// carry `access`, the server's rule for them until it releases them)
+    /// or stops offering them.
+    pub fn set_access(&self, asked: bool) {
+        self.model.with_value(|model| model.offer_access_seats(asked));
+        self.access.set(asked);
+        self.unpick_locked();
+        let news = if asked { words::ACCESS_ASKED } else { words::ACCESS_CLEARED };
+        self.say(None, Some(news.to_owned()));
+    }
+
+    /// Unpicks the picked seats that are no longer offered to this customer.
+    fn unpick_locked(&self) {
+        let locked: Vec<String> = self.shown.selection.with_untracked(|selection| {
+            self.model.with_value(|model| {
+                let locked = |id: &&String| model.find(id).and_then(|at| model.look(at)).is_some_and(|l| l.locked);
+                selection.seats().iter().filter(locked).cloned().collect()
+            })
+        });
+        if locked.is_empty() {
+            return;
+        }
+        self.shown.selection.update(|selection| {
+            selection.remove_seats(&locked);
+        });
+        self.model.with_value(|model| locked.iter().for_each(|id| model.set_selected(id, false)));
     }
 
     /// Shows a refusal; for taken seats, unpicks only those.

@@ -15,6 +15,7 @@ pub mod live_link;
 pub mod live_map;
 pub mod live_show;
 pub mod model;
+pub mod orphan;
 pub mod price;
 pub mod route;
 pub mod seat_list;

@@ -206,6 +206,11 @@ impl LiveMap {
         if changed.my_holds || !changed.seats.is_empty() {
             self.show_holds();
         }
+        if self.model.access_release_at.is_some()
+            && let Some(now) = self.sync.server_now()
+        {
+            self.model.release_at(now);
+        }
         self.schedule();
     }
 
@@ -278,6 +283,14 @@ impl LiveMap {
                 }
                 Output::Timeout(at) => break at,
             }
+        };
+        // Also wake when the show releases its access seats, if still ahead.
+        let release =
+            self.model.access_release_at.filter(|&release| self.sync.server_now().is_some_and(|now| now < release));
+        let release = release.and_then(|release| Some(self.sync.clock().offset()?.local_at(release)));
+        let wake_at = match (wake_at, release) {
+            (Some(at), Some(release)) => Some(at.min(release)),
+            (at, release) => at.or(release),
         };
         self.timer = wake_at.and_then(|at| {
             let this = self.this?;

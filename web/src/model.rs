@@ -5,10 +5,12 @@
 //! `seat-state`; whether it is selected comes from [`crate::selection`].
 
 use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use leptos::prelude::*;
 use seat_state::wire::{SeatDefinition, ShowOffer};
+use seat_state::{Access, OrphanRule, Rows, SeatId, ServerMillis};
 
 use crate::layout::Layout;
 use crate::seat_list::{ListSection, sections};
@@ -42,6 +44,9 @@ pub struct SeatCell {
     pub category: Option<usize>,
     /// Kept for a sales channel (its code unlocks it).
     pub channel: bool,
+    /// A wheelchair place or a companion seat (kept for customers who ask
+    /// for them until the show releases them).
+    pub access: Option<Access>,
     pub look: RwSignal<SeatLook>,
 }
 
@@ -69,15 +74,34 @@ pub struct MapModel {
     pub sections: Vec<ListSection>,
     /// The show's price categories, in its order.
     pub categories: Vec<Category>,
+    /// The seats by row (model indices), for the orphan rule.
+    pub rows: Rows,
+    /// Whether a hold may leave a single seat alone in its row.
+    pub orphan_rule: OrphanRule,
+    /// From when access seats are for everyone (`None`: never).
+    pub access_release_at: Option<ServerMillis>,
+    /// What unlocks kept seats for this customer.
+    offered: Offered,
     /// The map's repaint, while it is drawn: one call per changed seat
     /// instead of a render effect per seat (20,000 of them on an arena).
     painter: Painter,
 }
 
+/// What offers this customer seats kept for some: a channel's code was
+/// entered; they asked for wheelchair places; the show released its
+/// access seats.
+#[derive(Debug, Default)]
+struct Offered {
+    code: AtomicBool,
+    access: AtomicBool,
+    released: AtomicBool,
+}
+
 impl MapModel {
     /// Cells for the seats of a show definition, all free until told
-    /// otherwise, with the box office's categories and channels (channel
-    /// seats locked until a code is entered).
+    /// otherwise, with the box office's categories, channels and access
+    /// seats (locked until a code is entered, or access asked for or
+    /// released), rows and orphan rule.
     pub fn new(definitions: &[SeatDefinition], offer: &ShowOffer) -> Arc<Self> {
         let categories: Vec<Category> = offer
             .categories
@@ -106,9 +130,15 @@ impl MapModel {
                 y: seat.y,
                 category: seat.category.as_deref().and_then(|id| categories.iter().position(|c| c.id == id)),
                 channel: false,
+                access: offer.seats.get(index).and_then(access_of),
                 look: RwSignal::new(SeatLook { tab_stop: Some(index) == first, ..SeatLook::FREE }),
             })
             .collect();
+        for cell in &mut seats {
+            if cell.access.is_some() {
+                cell.look.update_untracked(|look| (look.access, look.locked) = (true, true));
+            }
+        }
         let index: HashMap<String, usize> = seats.iter().enumerate().map(|(at, seat)| (seat.id.clone(), at)).collect();
         // A channel's seats are locked until a code is entered.
         for seat_id in offer.channels.iter().flat_map(|channel| &channel.seats) {
@@ -119,7 +149,19 @@ impl MapModel {
         }
         let sections =
             sections(seats.iter().zip(definitions).map(|(cell, seat)| (cell.label.as_str(), seat.category.as_deref())));
-        Arc::new(Self { seats, index, layout, sections, categories, painter: Painter::default() })
+        let rows = Rows::new((0..definitions.len()).map(|at| offer.seats.get(at).and_then(|p| p.place())));
+        Arc::new(Self {
+            seats,
+            index,
+            layout,
+            sections,
+            categories,
+            rows,
+            orphan_rule: offer.orphan_rule.as_deref().and_then(OrphanRule::parse).unwrap_or_default(),
+            access_release_at: offer.access_release_at.map(ServerMillis),
+            offered: Offered::default(),
+            painter: Painter::default(),
+        })
     }
 
     /// The radius of a seat's shape, in map units.
@@ -143,14 +185,59 @@ impl MapModel {
         currency.map(|currency| crate::price::format(sum, currency))
     }
 
-    /// Locks the channel seats (no code entered) or unlocks them (a code
-    /// was entered: the server checks it when a hold carries it).
-    pub fn lock_channel_seats(&self, locked: bool) {
+    /// Offers the channel seats (a code was entered: the server checks it
+    /// when a hold carries it) or locks them again.
+    pub fn offer_channel_seats(&self, offered: bool) {
+        self.offered.code.store(offered, Ordering::Relaxed);
+        self.relock();
+    }
+
+    /// Offers the access seats (the customer asked for wheelchair places:
+    /// holds carry `access`) or locks them again, unless released.
+    pub fn offer_access_seats(&self, asked: bool) {
+        self.offered.access.store(asked, Ordering::Relaxed);
+        self.relock();
+    }
+
+    /// Whether the customer asked for wheelchair places.
+    pub fn asks_access(&self) -> bool {
+        self.offered.access.load(Ordering::Relaxed)
+    }
+
+    /// Unlocks the access seats for everyone once the server's clock reads
+    /// `now` at or after the show's release (`seat-state`'s rule).
+    pub fn release_at(&self, now: ServerMillis) {
+        let released = seat_state::access::may_take(true, false, self.access_release_at, now);
+        if self.offered.released.swap(released, Ordering::Relaxed) != released {
+            self.relock();
+        }
+    }
+
+    /// Whether any seat is a wheelchair place or a companion seat.
+    pub fn has_access_seats(&self) -> bool {
+        self.seats.iter().any(|cell| cell.access.is_some())
+    }
+
+    /// Locks each kept seat that nothing offers this customer.
+    fn relock(&self) {
+        let offered = |flag: &AtomicBool| flag.load(Ordering::Relaxed);
+        let code = offered(&self.offered.code);
+        let access = offered(&self.offered.access) || offered(&self.offered.released);
         for (index, cell) in self.seats.iter().enumerate() {
-            if cell.channel {
+            if cell.channel || cell.access.is_some() {
+                let locked = (cell.channel && !code) || (cell.access.is_some() && !access);
                 self.update(index, |look| look.locked = locked);
             }
         }
+    }
+
+    /// Whether seat `at` is free for a hold this customer would send now
+    /// (tracked: a view reading it follows the seat): free, not blocked,
+    /// not kept from them. What the orphan rule counts as free.
+    pub fn free_for_me(&self, at: usize) -> bool {
+        self.seats.get(at).is_some_and(|cell| {
+            cell.look.with(|look| look.state == seat_state::SeatState::Free && !look.blocked && !look.locked)
+        })
     }
 
     /// The index of a seat id.
@@ -222,6 +309,16 @@ impl MapModel {
             self.update(from, |look| look.tab_stop = false);
             self.update(to, |look| look.tab_stop = true);
         }
+    }
+}
+
+/// A seat's access from the definition (a companion whose wheelchair place
+/// is not a valid id is read as a plain seat: the server checked them).
+fn access_of(place: &seat_state::wire::SeatPlace) -> Option<Access> {
+    match (place.access.as_deref(), place.companion_of.as_deref()) {
+        (Some("wheelchair"), _) => Some(Access::Wheelchair),
+        (Some("companion"), Some(of)) => SeatId::parse(of).ok().map(|of| Access::Companion { of }),
+        _ => None,
     }
 }
 

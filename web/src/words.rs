@@ -118,3 +118,45 @@ pub const CODE_TAKEN: &str = "Code entered: the seats it unlocks can be picked. 
 
 /// After the code is cleared.
 pub const CODE_CLEARED: &str = "Code cleared: presale seats are not offered.";
+
+/// A wheelchair place, after its label in its accessible name.
+pub const WHEELCHAIR_PLACE: &str = "wheelchair place";
+
+/// A companion seat, after its label in its accessible name.
+pub const COMPANION_SEAT: &str = "companion seat";
+
+/// How a screen reader says an access seat's state while it is kept from
+/// this customer.
+pub const NEEDS_ACCESS: &str = "kept for wheelchair users and their companions";
+
+/// Why an access seat cannot be picked yet.
+pub fn access_locked(label: &str) -> String {
+    format!(
+        "{label} is kept for wheelchair users and their companions: choose Wheelchair places in the list to pick it."
+    )
+}
+
+/// After the customer asks for wheelchair places.
+pub const ACCESS_ASKED: &str = "Wheelchair places and companion seats can be picked. Your hold will say you need them.";
+
+/// After they stop asking.
+pub const ACCESS_CLEARED: &str = "Wheelchair places and companion seats are no longer offered.";
+
+/// "1 seat" / "3 seats".
+fn seats(count: u64) -> String {
+    if count == 1 { "1 seat".to_owned() } else { format!("{count} seats") }
+}
+
+/// The warning before Hold when the picked seats would leave `stranded`
+/// (labels) alone in their row under the show's orphan rule, with the
+/// seats that would not (`to`, and how many places along they are) when
+/// the row has them.
+pub fn would_strand(stranded: &[String], shift: Option<(i64, Vec<String>)>) -> String {
+    let alone = if stranded.len() == 1 { "on its own" } else { "on their own" };
+    let fix = match shift {
+        Some((0, to)) => format!("Pick {} instead.", list(&to)),
+        Some((by, to)) => format!("Shift your seats by {} and pick {} instead.", seats(by.unsigned_abs()), list(&to)),
+        None => "Pick seats that leave no single seat between taken ones.".to_owned(),
+    };
+    format!("Holding these seats would leave {} {alone}, which this show does not allow. {fix}", list(stranded))
+}

@@ -29,6 +29,7 @@ async fn prices_categories_total_and_a_locked_channel_seat() {
     let offer = ShowOffer {
         categories: vec![category("premium", "Premium", 4500), category("standard", "Standard", 2500)],
         channels: vec![ChannelDefinition { id: "presale".into(), code: None, seats: vec!["B4".into()] }],
+        ..ShowOffer::default()
     };
     let facts = facts(&show, 1, &[], server_now());
     let page = mount_offer(show, &offer, facts);

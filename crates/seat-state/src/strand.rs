@@ -213,12 +213,11 @@ impl Rows {
         if stranded.is_empty() { Ok(()) } else { Err(stranded) }
     }
 
-    /// For a page's warning: where the taken seats of the first row whose
-    /// seats they strand could go instead, as the block of as many seats in
-    /// that row that strands none and moves least (by position; ties to the
-    /// left). `None` when nothing is stranded or no such block exists.
-    pub fn shift(&self, taken: &[usize], free: Free<'_>) -> Option<Shift> {
-        let stranded = *self.newly_stranded(taken, free).first()?;
+    /// For a page's warning: where the taken seats of `stranded`'s row
+    /// could go instead, as the block of as many seats in that row that
+    /// strands none and moves least (by position; ties to the left). `None`
+    /// for a seat in no row, or when no such block exists.
+    pub fn shift(&self, stranded: usize, taken: &[usize], free: Free<'_>) -> Option<Shift> {
         let (row, _) = self.place(stranded)?;
         let mut positions: Vec<usize> =
             taken.iter().filter_map(|&seat| self.place(seat)).filter(|(r, _)| *r == row).map(|(_, p)| p).collect();

@@ -168,7 +168,7 @@ fn a_shift_names_the_nearest_block_that_strands_none() {
     let free = |at: usize| at != 5;
     let taken = [1, 2];
     assert_eq!(rows.verdict(OrphanRule::Strict, &taken, &free), Err(vec![0]));
-    let shift = rows.shift(&taken, &free).unwrap();
+    let shift = rows.shift(0, &taken, &free).unwrap();
     assert_eq!((shift.from, shift.to, shift.by), (vec![1, 2], vec![0, 1], -1));
     // Lenient agrees the shift exists, so it refuses too.
     assert_eq!(rows.verdict(OrphanRule::Lenient, &taken, &free), Err(vec![0]));

@@ -40,6 +40,9 @@ pub fn BestSeats(
     categories: Vec<Category>,
     /// The most places one hold may take.
     max_places: u32,
+    /// Whether the show has wheelchair places (a count of them to ask for).
+    #[prop(default = false)]
+    wheelchair: bool,
 ) -> impl IntoView {
     let controller = expect_context::<Controller>();
     let max_places = max_places.max(1);
@@ -60,6 +63,13 @@ pub fn BestSeats(
         }
         markup.push_str("</select></label>");
     }
+    if wheelchair && max_places >= 2 {
+        let _ = write!(
+            markup,
+            r#"<label> with <input type="number" data-field="best-wheelchair" min="0" max="{}" value="0" inputmode="numeric"> wheelchair places (each with a companion seat)</label>"#,
+            max_places / 2
+        );
+    }
     markup.push_str(r#"<button type="submit" data-action="best">Find and hold</button></form>"#);
     let root = NodeRef::<leptos::html::Div>::new();
     Effect::new(move |_| {
@@ -75,7 +85,8 @@ pub fn BestSeats(
         };
         let count = field_value(&root, "best-count").trim().parse::<u32>().unwrap_or(1).clamp(1, max_places);
         let category = field_value(&root, "best-category");
-        controller.best(count, (!category.is_empty()).then_some(category));
+        let wheelchair = field_value(&root, "best-wheelchair").trim().parse::<u32>().unwrap_or(0).min(count / 2);
+        controller.best(count, (!category.is_empty()).then_some(category), wheelchair);
     };
     view! { <div node_ref=root on:click=on_click inner_html=markup></div> }
 }

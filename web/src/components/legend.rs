@@ -9,7 +9,8 @@ use crate::model::{Category, SeatLook};
 /// What each seat shape means. Shapes differ, not only colours: a ring is
 /// available, a disc with a tick is picked, a square is held, a square with
 /// a tick is yours, a crossed ring is sold, a barred ring needs a code, a
-/// slashed one is not for sale.
+/// slashed one is not for sale, a ring with a ring inside a wheelchair
+/// place or companion seat.
 /// Then each price category: its ring (colour and dash pattern), name and
 /// price.
 #[component]
@@ -18,6 +19,9 @@ pub fn Legend(
     categories: Vec<Category>,
     /// Whether some seats are kept for a sales channel.
     channels: bool,
+    /// Whether some seats are wheelchair places or companion seats.
+    #[prop(default = false)]
+    access: bool,
 ) -> impl IntoView {
     let entry = |look: SeatLook, text: &'static str| {
         view! {
@@ -29,6 +33,7 @@ pub fn Legend(
                         data-mine=look.mine.then_some("true")
                         data-locked=look.locked.then_some("true")
                         data-blocked=look.blocked.then_some("true")
+                        data-access=look.access.then_some("wheelchair")
                         aria-pressed=look.selected.then_some("true")
                         d=shape(look, 0.0, 0.0, 9.0)
                     ></path>
@@ -60,6 +65,7 @@ pub fn Legend(
             {entry(look(SeatState::Sold, false, false), "Sold")}
             {channels.then(|| entry(SeatLook { locked: true, ..SeatLook::FREE }, "Presale: needs a code"))}
             {entry(SeatLook { blocked: true, ..SeatLook::FREE }, "Not for sale")}
+            {access.then(|| entry(SeatLook { access: true, ..SeatLook::FREE }, "Wheelchair place or companion seat"))}
         </ul>
         <ul class="legend prices" aria-label="Prices" inner_html=prices></ul>
     }

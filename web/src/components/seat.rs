@@ -26,6 +26,10 @@ pub fn markup(out: &mut String, cell: &SeatCell, radius: f64) {
     out.push_str(r#"" aria-label=""#);
     push_escaped(out, &cell.label);
     out.push_str(", ");
+    if let Some(access) = access_words(cell) {
+        out.push_str(access);
+        out.push_str(", ");
+    }
     out.push_str(name_suffix(look));
     out.push_str(r#"" aria-pressed=""#);
     out.push_str(if look.selected { "true" } else { "false" });
@@ -44,15 +48,31 @@ pub fn markup(out: &mut String, cell: &SeatCell, radius: f64) {
     if look.blocked {
         out.push_str(r#" data-blocked="true""#);
     }
+    if let Some(access) = &cell.access {
+        out.push_str(r#" data-access=""#);
+        out.push_str(access.as_str());
+        out.push('"');
+    }
     out.push_str(if look.locked { r#" data-locked="true"></path>"# } else { "></path>" });
 }
 
-/// What a seat's accessible name says after its label: "available",
-/// "held, selected", or "needs a code" for a channel's seat while no code
-/// is entered.
+/// What a seat is kept for, in its accessible name: "wheelchair place",
+/// "companion seat", or nothing.
+pub fn access_words(cell: &SeatCell) -> Option<&'static str> {
+    cell.access.as_ref().map(|access| match access {
+        seat_state::Access::Wheelchair => words::WHEELCHAIR_PLACE,
+        seat_state::Access::Companion { .. } => words::COMPANION_SEAT,
+    })
+}
+
+/// What a seat's accessible name says after its label (and access):
+/// "available", "held, selected", "needs a code" for a channel's seat while
+/// no code is entered, or that an access seat is kept for others.
 fn name_suffix(look: SeatLook) -> &'static str {
     if look.blocked && look.state == SeatState::Free && !look.selected {
         words::NOT_FOR_SALE
+    } else if look.locked && look.access && look.state == SeatState::Free && !look.selected {
+        words::NEEDS_ACCESS
     } else if look.locked && look.state == SeatState::Free && !look.selected {
         words::NEEDS_CODE
     } else {
@@ -60,12 +80,17 @@ fn name_suffix(look: SeatLook) -> &'static str {
     }
 }
 
-/// A seat's accessible name: "Row B, seat 7, available".
+/// A seat's accessible name: "Row B, seat 7, available", "Row E, seat 1,
+/// wheelchair place, available".
 fn name(cell: &SeatCell, look: SeatLook) -> String {
     let suffix = name_suffix(look);
-    let mut name = String::with_capacity(cell.label.len() + 2 + suffix.len());
+    let mut name = String::with_capacity(cell.label.len() + 24 + suffix.len());
     name.push_str(&cell.label);
     name.push_str(", ");
+    if let Some(access) = access_words(cell) {
+        name.push_str(access);
+        name.push_str(", ");
+    }
     name.push_str(suffix);
     name
 }

@@ -11,8 +11,10 @@ use crate::words;
 /// Choosing seats without the map, for keyboards and screen readers: a
 /// section, then a row, then that row's seats as checkboxes. Checking one
 /// picks it exactly as a click on the map does, so the hold flow (Hold,
-/// the panel, Confirm) is the same. Drawn only while open, so the map's
-/// first render does not pay for it.
+/// the panel, Confirm) is the same. When the show has wheelchair places,
+/// "Wheelchair places" lists only them and their companion seats, and
+/// offers them (the controller's access: holds then say so). Drawn only
+/// while open, so the map's first render does not pay for it.
 #[component]
 pub fn SeatList(
     /// Every seat with its signal, grouped by section and row.
@@ -30,38 +32,77 @@ pub fn SeatList(
     }
 }
 
-/// The section and row pickers and the chosen row's seats.
+/// The section and row pickers (and the wheelchair filter) and the chosen
+/// row's seats.
 #[component]
 fn Steps(model: Arc<MapModel>) -> impl IntoView {
     let controller = expect_context::<Controller>();
+    let wheelchair = controller.access;
     let section = RwSignal::new(0_usize);
     let row = RwSignal::new(0_usize);
-    let chosen = {
+    let has_access = model.has_access_seats();
+    // Under the filter, only access seats count, and rows and sections without any go.
+    let shown_seats = {
         let model = Arc::clone(&model);
-        move || -> Vec<usize> {
-            let (at, row_at) = (section.get(), row.get());
-            model.sections.get(at).and_then(|s| s.rows.get(row_at)).map(|r| r.seats.clone()).unwrap_or_default()
+        move |seats: &[usize]| -> Vec<usize> {
+            let filter = wheelchair.get();
+            seats.iter().copied().filter(|&at| !filter || model.seats[at].access.is_some()).collect()
         }
     };
-    let section_options = model
-        .sections
-        .iter()
-        .enumerate()
-        .map(|(at, s)| view! { <option value=at.to_string()>{s.name.clone()}</option> })
-        .collect_view();
-    let row_options = {
+    let shown_rows = {
+        let (model, shown_seats) = (Arc::clone(&model), shown_seats.clone());
+        move |at: usize| -> Vec<usize> {
+            let rows = model.sections.get(at).map_or(&[][..], |s| &s.rows[..]);
+            (0..rows.len()).filter(|&r| !shown_seats(&rows[r].seats).is_empty()).collect()
+        }
+    };
+    let shown_sections = {
+        let (model, shown_rows) = (Arc::clone(&model), shown_rows.clone());
+        move || -> Vec<usize> { (0..model.sections.len()).filter(|&at| !shown_rows(at).is_empty()).collect() }
+    };
+    let chosen = {
+        let (model, shown_seats) = (Arc::clone(&model), shown_seats.clone());
+        move || -> Vec<usize> {
+            let (at, row_at) = (section.get(), row.get());
+            model.sections.get(at).and_then(|s| s.rows.get(row_at)).map(|r| shown_seats(&r.seats)).unwrap_or_default()
+        }
+    };
+    let on_filter = {
+        let (shown_sections, shown_rows) = (shown_sections.clone(), shown_rows.clone());
+        move |event: leptos::ev::Event| {
+            let checked = event
+                .target()
+                .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+                .is_some_and(|i| i.checked());
+            controller.set_access(checked);
+            let first = shown_sections().first().copied().unwrap_or(0);
+            section.set(first);
+            row.set(shown_rows(first).first().copied().unwrap_or(0));
+        }
+    };
+    let section_options = {
         let model = Arc::clone(&model);
         move || {
+            shown_sections()
+                .into_iter()
+                .map(|at| {
+                    let name = model.sections[at].name.clone();
+                    view! { <option value=at.to_string() selected=move || section.get() == at>{name}</option> }
+                })
+                .collect::<Vec<_>>()
+        }
+    };
+    let row_options = {
+        let (model, shown_rows) = (Arc::clone(&model), shown_rows.clone());
+        move || {
             let at = section.get();
-            model.sections.get(at).map_or_else(Vec::new, |s| {
-                s.rows
-                    .iter()
-                    .enumerate()
-                    .map(|(row_at, r)| {
-                        view! { <option value=row_at.to_string() selected=row_at == 0>{r.name.clone()}</option> }
-                    })
-                    .collect()
-            })
+            shown_rows(at)
+                .into_iter()
+                .map(|row_at| {
+                    let name = model.sections[at].rows[row_at].name.clone();
+                    view! { <option value=row_at.to_string() selected=move || row.get() == row_at>{name}</option> }
+                })
+                .collect::<Vec<_>>()
         }
     };
     let seats = move || {
@@ -71,10 +112,13 @@ fn Steps(model: Arc<MapModel>) -> impl IntoView {
                 let cell = model.seats.get(index)?.clone();
                 let look = cell.look;
                 let seat = row_and_seat(&cell.label).1.to_owned();
+                let access = crate::components::seat::access_words(&cell).map(|words| format!(", {words}"));
                 let spoken = move || {
                     look.with(|look| {
                         if look.blocked && look.state == seat_state::SeatState::Free {
                             words::NOT_FOR_SALE
+                        } else if look.locked && look.access && look.state == seat_state::SeatState::Free {
+                            words::NEEDS_ACCESS
                         } else {
                             words::spoken_state(look.state, look.mine)
                         }
@@ -95,7 +139,7 @@ fn Steps(model: Arc<MapModel>) -> impl IntoView {
                                 prop:checked=move || look.get().selected
                                 disabled=move || !usable()
                                 on:change=on_change/>
-                            {seat}", "<span class="spoken">{spoken}</span>
+                            {seat}{access}", "<span class="spoken">{spoken}</span>
                         </label>
                     </li>
                 })
@@ -104,10 +148,18 @@ fn Steps(model: Arc<MapModel>) -> impl IntoView {
     };
     view! {
         <div class="steps">
+            {has_access.then(|| view! {
+                <label class="filter">
+                    <input type="checkbox" data-list-filter="wheelchair" prop:checked=move || wheelchair.get()
+                        on:change=on_filter/>
+                    " Wheelchair places"
+                </label>
+            })}
             <label>"Section "
                 <select data-list="section" on:change=move |event| {
-                    section.set(event_target_value(&event).parse().unwrap_or(0));
-                    row.set(0);
+                    let at = event_target_value(&event).parse().unwrap_or(0);
+                    section.set(at);
+                    row.set(shown_rows(at).first().copied().unwrap_or(0));
                 }>{section_options}</select>
             </label>
             <label>"Row "

@@ -1,15 +1,24 @@
+use std::sync::Arc;
+
 use leptos::prelude::*;
 
 use crate::controller::Controller;
+use crate::model::MapModel;
 use crate::selection::Selection;
 use crate::words;
 
-/// What is picked, how many more may be, and the Hold button: the
+/// What is picked, how many more may be, the Hold button, and before it a
+/// warning when holding the picked seats would leave a seat alone under
+/// the show's orphan rule (`data-warning="strand"`, a polite status): the
 /// controller's (context) selection, held or cleared by the controller.
 #[component]
-pub fn SelectionBar() -> impl IntoView {
+pub fn SelectionBar(
+    /// Every seat with its signal: what the warning judges by.
+    model: Arc<MapModel>,
+) -> impl IntoView {
     let controller = expect_context::<Controller>();
     let selection = controller.shown.selection;
+    let warning = Memo::new(move |_| selection.with(|picked| crate::orphan::warning(&model, picked.seats())));
     let summary = move || {
         selection.with(|picked| {
             let count = picked.places();
@@ -26,6 +35,9 @@ pub fn SelectionBar() -> impl IntoView {
     let empty = move || selection.with(Selection::is_empty);
     view! {
         <div class="selection-bar">
+            <p class="warning" role="status" data-warning="strand" class:empty=move || warning.with(Option::is_none)>
+                {move || warning.get()}
+            </p>
             <p class="picked">{summary}</p>
             <div class="actions">
                 <button type="button" class="primary" data-action="hold"

@@ -44,6 +44,8 @@ pub fn ShowView(
     let categories = model.categories.clone();
     let colors = category_colors(categories.iter().map(|category| category.color.clone()));
     let channels = model.seats.iter().any(|cell| cell.channel);
+    let access = model.has_access_seats();
+    let wheelchair = model.seats.iter().any(|cell| cell.access == Some(seat_state::Access::Wheelchair));
     let has_seats = !model.seats.is_empty();
     let max_places = shown.selection.with_untracked(|s| s.max_places());
     view! {
@@ -56,13 +58,13 @@ pub fn ShowView(
         <div class="stage" aria-hidden="true">"Stage"</div>
         <div class="venue" style=colors>
             <SeatMap model=Arc::clone(&model) stage/>
-            <Legend categories=categories.clone() channels/>
-            {has_seats.then(|| view! { <BestSeats categories max_places/> })}
+            <Legend categories=categories.clone() channels access/>
+            {has_seats.then(|| view! { <BestSeats categories max_places wheelchair/> })}
             {channels.then(|| view! { <ChannelCode/> })}
         </div>
-        <SeatList model/>
+        <SeatList model=Arc::clone(&model)/>
         {has_areas.then(|| view! { <AreaPicker areas/> })}
-        <SelectionBar/>
+        <SelectionBar model=Arc::clone(&model)/>
         {move || other_hold_open().then(|| view! {
             <p class="notice">"You have a hold open in another tab or window. Confirm or release it to hold more."</p>
         })}

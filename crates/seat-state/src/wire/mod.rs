@@ -18,7 +18,9 @@ pub use areas::AreaMap;
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};
 pub use queue::{OnSaleDefinition, OnSaleInput, QueuePlace, QueueProgress, QueueSettingsBody, QueueState, QueueStatus};
-pub use venue::{CategoryDefinition, ChannelDefinition, Focus, ShowDocument, ShowOffer, VenueSeat, default_label};
+pub use venue::{
+    CategoryDefinition, ChannelDefinition, Focus, SeatPlace, ShowDocument, ShowOffer, VenueSeat, default_label,
+};
 
 /// A seat in a show definition, as sent by an admin or returned by the server.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

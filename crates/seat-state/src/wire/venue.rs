@@ -151,8 +151,8 @@ impl ShowDocument {
 
 /// The box office's part of `GET /api/shows/{showId}` that a customer's page
 /// reads beside the v1 [`super::ShowDefinition`] from the same answer:
-/// categories and channels (codes left out), the orphan rule and when
-/// access seats are released. Flat, with no
+/// categories and channels (codes left out), the orphan rule, when access
+/// seats are released, and each seat's place and access. Flat, with no
 /// `#[serde(flatten)]`, so the browser never buffers a seat to read it.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -166,4 +166,36 @@ pub struct ShowOffer {
     pub orphan_rule: Option<String>,
     #[serde(default)]
     pub access_release_at: Option<i64>,
+    /// Each seat's place and access, in the definition's order.
+    #[serde(default)]
+    pub seats: Vec<SeatPlace>,
+}
+
+/// The box office's part of one seat of a definition: its place in a row
+/// (for default labels and the orphan rule's neighbours) and its access.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SeatPlace {
+    #[serde(default)]
+    pub section: Option<String>,
+    #[serde(default)]
+    pub row: Option<String>,
+    #[serde(default)]
+    pub number: Option<i64>,
+    #[serde(default)]
+    pub access: Option<String>,
+    #[serde(default)]
+    pub companion_of: Option<String>,
+}
+
+impl SeatPlace {
+    /// `(section, row, number)` for [`crate::Rows::new`], when the seat has a place.
+    pub fn place(&self) -> Option<(&str, &str, u32)> {
+        match (&self.section, &self.row, self.number) {
+            (Some(section), Some(row), Some(number)) => {
+                Some((section.as_str(), row.as_str(), u32::try_from(number).ok()?))
+            }
+            _ => None,
+        }
+    }
 }
