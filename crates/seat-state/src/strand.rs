@@ -10,7 +10,6 @@
 //! Costs, with k the seats taken and r the seats of one row: a verdict is
 //! O(k log k), plus O(r) per row it looks for another block in (lenient).
 
-use std::collections::BTreeMap;
 use std::ops::Range;
 
 /// How a show treats a hold that would leave a seat stranded.
@@ -64,28 +63,28 @@ pub struct Rows {
 
 impl Rows {
     /// The rows of seats given as `(section, row, number)` in definition
-    /// order (`None`: no place). O(n log n).
+    /// order (`None`: no place). O(n log n), with the crate's one sort (the
+    /// browser's wasm carries a single copy of it).
     pub fn new<'a>(places: impl IntoIterator<Item = Option<(&'a str, &'a str, u32)>>) -> Self {
-        let mut by_row: BTreeMap<(&str, &str), Vec<(u32, usize)>> = BTreeMap::new();
-        let mut numbers = Vec::new();
-        for (at, place) in places.into_iter().enumerate() {
-            numbers.push(place.map_or(0, |(_, _, number)| number));
-            if let Some((section, row, number)) = place {
-                by_row.entry((section, row)).or_default().push((number, at));
+        let given: Vec<Option<(&str, &str, u32)>> = places.into_iter().collect();
+        let mut order: Vec<usize> = (0..given.len()).filter(|&at| given[at].is_some()).collect();
+        crate::order::sort_by(&mut order, &|a, b| given[a].cmp(&given[b]));
+        let mut rows: Vec<Vec<usize>> = Vec::new();
+        let mut places = vec![None; given.len()];
+        let mut previous = None;
+        for at in order {
+            let Some((section, row, _)) = given[at] else { continue };
+            if previous != Some((section, row)) {
+                rows.push(Vec::new());
+                previous = Some((section, row));
+            }
+            let (row, seats) = (rows.len() - 1, rows.last_mut());
+            if let Some(seats) = seats {
+                places[at] = Some((row, seats.len()));
+                seats.push(at);
             }
         }
-        let mut places = vec![None; numbers.len()];
-        let rows: Vec<Vec<usize>> = by_row
-            .into_values()
-            .enumerate()
-            .map(|(row, mut seats)| {
-                seats.sort_unstable();
-                for (position, &(_, at)) in seats.iter().enumerate() {
-                    places[at] = Some((row, position));
-                }
-                seats.into_iter().map(|(_, at)| at).collect()
-            })
-            .collect();
+        let numbers = given.iter().map(|place| place.map_or(0, |(_, _, number)| number)).collect();
         Self { rows, places, numbers }
     }
 
@@ -131,18 +130,17 @@ impl Rows {
     /// stranded now, in row order. Only a neighbour of a taken seat can be.
     pub fn newly_stranded(&self, taken: &[usize], free: Free<'_>) -> Vec<usize> {
         let mut sorted = taken.to_vec();
-        sorted.sort_unstable();
+        crate::order::sort_ascending(&mut sorted);
         let after = |seat: usize| free(seat) && sorted.binary_search(&seat).is_err();
-        let mut stranded: Vec<(usize, usize, usize)> = taken
+        let mut stranded: Vec<usize> = taken
             .iter()
             .flat_map(|&seat| [self.left(seat), self.right(seat)])
             .flatten()
             .filter(|&seat| self.stranded(seat, &after) && !self.stranded(seat, free))
-            .filter_map(|seat| self.place(seat).map(|(row, position)| (row, position, seat)))
             .collect();
-        stranded.sort_unstable();
+        crate::order::sort_by(&mut stranded, &|a, b| self.places[a].cmp(&self.places[b]));
         stranded.dedup();
-        stranded.into_iter().map(|(_, _, seat)| seat).collect()
+        stranded
     }
 
     /// Whether taking the seats of `row` at `positions` (adjacent free
@@ -221,7 +219,7 @@ impl Rows {
         let (row, _) = self.place(stranded)?;
         let mut positions: Vec<usize> =
             taken.iter().filter_map(|&seat| self.place(seat)).filter(|(r, _)| *r == row).map(|(_, p)| p).collect();
-        positions.sort_unstable();
+        crate::order::sort_ascending(&mut positions);
         let from = positions.first().copied()?;
         let (by, block) = self
             .clean_blocks(row, positions.len(), free)
