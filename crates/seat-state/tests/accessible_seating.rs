@@ -1,10 +1,16 @@
-//! Accessible seating (API.md "Box office (v3)"): wheelchair places and
-//! companion seats are checked in the definition, held only by requests
-//! that ask for access until `accessReleaseAt`, picked in pairs by best
-//! available, and named in the seat facts.
+//! Accessible seating (API.md "Box office (v3)"), natively and in headless
+//! Chromium: wheelchair places and companion seats are checked in the
+//! definition, held only by requests that ask for access until
+//! `accessReleaseAt`, picked in pairs by best available, and named in the
+//! seat facts.
 
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
 

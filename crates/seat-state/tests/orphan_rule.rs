@@ -1,9 +1,14 @@
-//! The orphan rule (API.md "Box office (v3)") on the two-row hall: what
-//! strands a seat, `strict` and `lenient` refusals after availability, and
+//! The orphan rule (API.md "Box office (v3)") on the two-row hall, natively
+//! and in headless Chromium: what strands a seat, `strict` and `lenient` refusals after availability, and
 //! best available under each rule.
 
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
+
+#[cfg(target_arch = "wasm32")]
+use wasm_bindgen_test::wasm_bindgen_test as test;
+#[cfg(target_arch = "wasm32")]
+wasm_bindgen_test::wasm_bindgen_test_configure!(run_in_browser);
 
 mod support;
 
