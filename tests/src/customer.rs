@@ -24,6 +24,11 @@ fn seat(id: &str) -> String {
     format!("[data-seat-id=\"{id}\"]")
 }
 
+/// The list picker's checkbox for one seat (`data-list-seat`).
+pub fn list_seat(id: &str) -> String {
+    format!("input[data-list-seat=\"{id}\"]")
+}
+
 /// A JS string literal.
 fn js(text: &str) -> String {
     Value::from(text).to_string()

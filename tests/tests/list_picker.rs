@@ -7,13 +7,9 @@
 
 use fantoccini::key::Key;
 use seathold_system_tests::api::Api;
+use seathold_system_tests::customer::list_seat;
 use seathold_system_tests::{Customer, Server};
 use serde_json::json;
-
-/// The list's checkbox for one seat.
-fn list_seat(id: &str) -> String {
-    format!("input[data-list-seat=\"{id}\"]")
-}
 
 #[tokio::test]
 async fn a_keyboard_user_picks_from_the_list_holds_and_confirms() -> anyhow::Result<()> {

@@ -8,15 +8,11 @@
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
+use seathold_system_tests::customer::list_seat;
 use seathold_system_tests::{Customer, Server};
 
 const CLUB: &str = "demo-club";
 const WARNING: &str = "[data-warning=\"strand\"]";
-
-/// The list's checkbox for one seat.
-fn list_seat(id: &str) -> String {
-    format!("input[data-list-seat=\"{id}\"]")
-}
 
 #[tokio::test]
 async fn the_map_warns_before_stranding_a_seat_and_offers_wheelchair_places_on_request() -> anyhow::Result<()> {

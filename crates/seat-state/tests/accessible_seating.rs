@@ -17,8 +17,8 @@ mod support;
 use serde_json::{Value, json};
 
 use seat_state::wire::ShowInput;
-use seat_state::{Access, Change, Decision, Rejection, ServerMillis, Show, ShowState};
-use support::hall::order;
+use seat_state::{Access, Decision, Rejection, ServerMillis, Show, ShowState};
+use support::hall::{hold_at as hold, order};
 use support::{at, hold_id, holder};
 
 /// Row W: W1 companion of W2, W2 and W3 wheelchair places, W4 companion
@@ -56,21 +56,6 @@ fn parse(show: Value) -> Result<Show, String> {
 
 fn state(extra: Value) -> ShowState {
     ShowState::new(parse(venue(extra)).unwrap())
-}
-
-/// Decides and applies at `now`; the seats held, or the refusal.
-fn hold(state: &mut ShowState, who: &str, body: Value, now: ServerMillis) -> Result<Vec<String>, Rejection> {
-    let request = state.parse_order(&order(body), hold_id(&format!("generated-{}", state.holds().len())))?;
-    match state.decide_create(&holder(who), &request, now)? {
-        Decision::Apply(change) => {
-            state.apply(&change);
-            let Change::Created { hold } = change else { panic!("a hold request creates a hold") };
-            Ok(hold.seats.iter().map(ToString::to_string).collect())
-        }
-        Decision::Unchanged => {
-            Ok(state.hold(&request.hold_id).unwrap().seats.iter().map(ToString::to_string).collect())
-        }
-    }
 }
 
 #[test]

@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use seat_state::wire::{HoldOrder, ShowInput};
-use seat_state::{Change, Decision, Rejection, Show, ShowState};
+use seat_state::{Change, Decision, Rejection, ServerMillis, Show, ShowState};
 
 use super::{at, hold_id, holder};
 
@@ -42,11 +42,16 @@ pub fn order(body: Value) -> HoldOrder {
     serde_json::from_value(body).unwrap()
 }
 
-/// Decides and applies; the seats held, or the refusal.
+/// Decides and applies at `at(0)`; the seats held, or the refusal.
 pub fn hold(state: &mut ShowState, who: &str, body: Value) -> Result<Vec<String>, Rejection> {
+    hold_at(state, who, body, at(0))
+}
+
+/// Decides and applies at `now`; the seats held, or the refusal.
+pub fn hold_at(state: &mut ShowState, who: &str, body: Value, now: ServerMillis) -> Result<Vec<String>, Rejection> {
     let generated = hold_id(&format!("generated-{}", state.holds().len()));
     let request = state.parse_order(&order(body), generated)?;
-    match state.decide_create(&holder(who), &request, at(0))? {
+    match state.decide_create(&holder(who), &request, now)? {
         Decision::Apply(change) => {
             state.apply(&change);
             let Change::Created { hold } = change else { panic!("a hold request creates a hold") };
