@@ -129,7 +129,8 @@ async fn invalid_rules_and_access_fields_are_refused() {
 
 #[tokio::test]
 async fn the_definition_and_the_seat_map_carry_access() {
-    let app = app_with(json!({"orphanRule": "lenient", "accessReleaseAt": T0})).await;
+    // Read back after a restart: from the stored definition.
+    let app = app_with(json!({"orphanRule": "lenient", "accessReleaseAt": T0})).await.restart();
     let read = app.get("/api/shows/room").await;
     assert_eq!((read.body["orphanRule"].as_str(), read.body["accessReleaseAt"].as_i64()), (Some("lenient"), Some(T0)));
     let companion = &read.body["seats"][9];
