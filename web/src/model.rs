@@ -74,7 +74,7 @@ pub struct MapModel {
     pub sections: Vec<ListSection>,
     /// The show's price categories, in its order.
     pub categories: Vec<Category>,
-    /// The seats by row (model indices), for the orphan rule.
+    /// The seats by row (model indices), for the orphan rule (none without it).
     pub rows: Rows,
     /// Whether a hold may leave a single seat alone in its row.
     pub orphan_rule: OrphanRule,
@@ -149,7 +149,13 @@ impl MapModel {
         }
         let sections =
             sections(seats.iter().zip(definitions).map(|(cell, seat)| (cell.label.as_str(), seat.category.as_deref())));
-        let rows = Rows::new((0..definitions.len()).map(|at| offer.seats.get(at).and_then(|p| p.place())));
+        let orphan_rule = offer.orphan_rule.as_deref().and_then(OrphanRule::parse).unwrap_or_default();
+        // Only the orphan rule looks at rows: an arena without it does not pay for sorting them.
+        let rows = if orphan_rule == OrphanRule::Off {
+            Rows::default()
+        } else {
+            Rows::new((0..definitions.len()).map(|at| offer.seats.get(at).and_then(|p| p.place())))
+        };
         Arc::new(Self {
             seats,
             index,
@@ -157,7 +163,7 @@ impl MapModel {
             sections,
             categories,
             rows,
-            orphan_rule: offer.orphan_rule.as_deref().and_then(OrphanRule::parse).unwrap_or_default(),
+            orphan_rule,
             access_release_at: offer.access_release_at.map(ServerMillis),
             offered: Offered::default(),
             painter: Painter::default(),
