@@ -78,11 +78,10 @@ impl Rows {
                 rows.push(Vec::new());
                 previous = Some((section, row));
             }
-            let (row, seats) = (rows.len() - 1, rows.last_mut());
-            if let Some(seats) = seats {
-                places[at] = Some((row, seats.len()));
-                seats.push(at);
-            }
+            // A row was pushed above, for this seat or one before it.
+            let row = rows.len() - 1;
+            places[at] = Some((row, rows[row].len()));
+            rows[row].push(at);
         }
         let numbers = given.iter().map(|place| place.map_or(0, |(_, _, number)| number)).collect();
         Self { rows, places, numbers }
