@@ -472,24 +472,6 @@ impl Sim {
             _ => {}
         }
     }
-
-    async fn fingerprint(&self) -> anyhow::Result<u64> {
-        use std::hash::{Hash, Hasher};
-        let mut names: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
-        let mut name = |id: &str| {
-            let next = names.len();
-            *names.entry(id.to_owned()).or_insert(next)
-        };
-        let mut hasher = std::hash::DefaultHasher::new();
-        for show in self.oracle.shows.keys() {
-            for entry in self.world.truth.journal(show, 0).await? {
-                let action = format!("{:?}", entry.action);
-                let hold = entry.hold_id.as_ref().map(|id| name(id.as_str()));
-                (show, entry.version, entry.at.0, hold, name(entry.holder.as_str()), action).hash(&mut hasher);
-            }
-        }
-        Ok(hasher.finish())
-    }
 }
 
 impl World {

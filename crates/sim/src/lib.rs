@@ -11,6 +11,7 @@
 
 mod checks;
 mod driver;
+mod fingerprint;
 pub mod oracle;
 mod queue_check;
 mod requests;
