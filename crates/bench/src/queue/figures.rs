@@ -106,7 +106,7 @@ impl Figures {
         let name = "the draw of every pre-queue place (seathold_queue_draw_duration_seconds, mean)";
         self.add_beside("drawMs", name, draw_ms, "ms", ("a tick before opensAt", tick_before));
         self.note(format!(
-            "the draw: {} places, {} batches took it (with processes sharing a database, each process's queue \
+            "the draw: {} places; batches that took it: {} (with processes sharing a database, each process's queue \
              takes it once: drawn, or caught up from the other)",
             run.joins.joined(),
             draws.draws
