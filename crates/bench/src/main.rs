@@ -19,16 +19,24 @@
 //!   `--label`, `--save FILE` and `--beside FILE` put two runs side by side,
 //!   `--sample-every N`, `--alone-seconds N`, `--alone-bases URL[,URL…]`,
 //!   `--probes N`, `--map-query Q`.
+//! - `queue`: issue 28's waiting room under a sale's opening (`queue/mod.rs`):
+//!   `--sessions N` join a show's pre-queue, `--streams N` listen to its
+//!   progress across `opensAt`; `--join-seconds N` (the joins' time before
+//!   `opensAt`) or `--join-cost N` (a join's cost in `GET /api/time`, which
+//!   sets that time from the run's baseline), and `--pids`, `--label`,
+//!   `--save`, `--beside`, `--alone-seconds` as for `onsale`.
 //!
 //! With several base URLs (processes on one database) connection `i` sends
 //! every request to base `i mod n`: a session made on one process is used on
 //! the others, and the audit reads every process.
 
 mod audit;
+mod figures;
 mod http;
 mod load;
 mod metrics;
 mod onsale;
+mod queue;
 mod sold;
 
 use std::time::Duration;
@@ -46,6 +54,8 @@ pub enum Workload {
     Time,
     /// The on-sale minute on the demo arena (`onsale`).
     Onsale,
+    /// The waiting room across a sale's opening (`queue`).
+    Queue,
 }
 
 impl Workload {
@@ -55,6 +65,7 @@ impl Workload {
             Self::Churn => "churn",
             Self::Time => "time",
             Self::Onsale => "onsale",
+            Self::Queue => "queue",
         }
     }
 
@@ -63,7 +74,7 @@ impl Workload {
         match self {
             Self::Sale => 30,
             Self::Churn => 5,
-            Self::Time | Self::Onsale => 0,
+            Self::Time | Self::Onsale | Self::Queue => 0,
         }
     }
 }
@@ -80,6 +91,7 @@ pub struct Plan {
     pub seats: usize,
     pub floor: u32,
     pub onsale: onsale::Options,
+    pub queue: queue::Options,
 }
 
 impl Plan {
@@ -90,9 +102,10 @@ impl Plan {
 }
 
 const SHOW_ID: &str = "flash-sale";
-const USAGE: &str = "usage: flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn|time|onsale] \
+const USAGE: &str = "usage: flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn|time|onsale|queue] \
                      [--sessions N | --customers N] [--concurrency N] [--seconds N] [--pids P,P] [--label L] \
-                     [--save FILE] [--beside FILE] [--sample-every N] [--alone-seconds N] [--alone-bases URLS] [--probes N] [--map-query Q]";
+                     [--save FILE] [--beside FILE] [--sample-every N] [--alone-seconds N] [--alone-bases URLS] [--probes N] [--map-query Q] \
+                     [--streams N] [--join-seconds N] [--join-cost N]";
 
 fn parse_args() -> anyhow::Result<(Plan, String)> {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -109,6 +122,7 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
         seats: 20_000,
         floor: 5_000,
         onsale: onsale::Options::default(),
+        queue: queue::Options::default(),
     };
     for pair in rest.chunks(2) {
         let [flag, value] = pair else { anyhow::bail!("{pair:?} needs a value") };
@@ -119,7 +133,8 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
                     "churn" => Workload::Churn,
                     "time" => Workload::Time,
                     "onsale" => Workload::Onsale,
-                    other => anyhow::bail!("--workload is sale, churn, time or onsale, not {other:?}"),
+                    "queue" => Workload::Queue,
+                    other => anyhow::bail!("--workload is sale, churn, time, onsale or queue, not {other:?}"),
                 }
             }
             "--sessions" | "--customers" => plan.sessions = value.parse()?,
@@ -137,6 +152,9 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
                 let bases = value.split(',').map(|base| base.trim_end_matches('/').to_owned()).collect();
                 plan.onsale.alone_bases = Some(bases);
             }
+            "--streams" => plan.queue.streams = value.parse()?,
+            "--join-seconds" => plan.queue.join_seconds = Some(value.parse()?),
+            "--join-cost" => plan.queue.join_cost = value.parse()?,
             "--concurrency" => plan.concurrency = value.parse()?,
             "--seconds" => plan.duration = Duration::from_secs(value.parse()?),
             other => anyhow::bail!("unknown flag {other}\n{USAGE}"),
@@ -155,6 +173,9 @@ async fn main() -> anyhow::Result<()> {
     }
     if plan.workload == Workload::Onsale {
         return onsale::run(&plan, &plan.onsale).await;
+    }
+    if plan.workload == Workload::Queue {
+        return queue::run(&plan, &admin_token).await;
     }
     let before = metrics::scrape(&client, &plan).await?;
     create_show(&client, &plan, &admin_token).await?;
@@ -181,7 +202,7 @@ async fn create_show(client: &reqwest::Client, plan: &Plan, admin_token: &str) -
     // Churn: sessions are picked at random for each request, so a few hold
     // more than two seats at once now and then; 4 keeps 429s rare.
     let max_holds = match plan.workload {
-        Workload::Sale | Workload::Time | Workload::Onsale => 2,
+        Workload::Sale | Workload::Time | Workload::Onsale | Workload::Queue => 2,
         Workload::Churn => 4,
     };
     let show = json!({

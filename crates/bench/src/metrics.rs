@@ -1,5 +1,6 @@
 //! The servers' own counters (`GET /metrics` of every process, summed): the
-//! expiries the sweeps recorded, group commits, journal catch-up.
+//! expiries the sweeps recorded, group commits, journal catch-up, the
+//! waiting rooms' writer batches and draws.
 
 use crate::Plan;
 
@@ -18,6 +19,11 @@ pub struct Counters {
     pub commit_seconds: f64,
     /// Seconds the show writers spent per stage: decide, write, flush, publish.
     pub stages: [f64; 4],
+    /// Queue writer batches and the seconds they took; of them, the draws.
+    pub queue_batches: f64,
+    pub queue_batch_seconds: f64,
+    pub draws: f64,
+    pub draw_seconds: f64,
 }
 
 /// The writer's stages, as `seathold_writer_stage_seconds` labels them.
@@ -36,6 +42,10 @@ impl Counters {
             committed_transitions: self.committed_transitions - before.committed_transitions,
             commit_seconds: self.commit_seconds - before.commit_seconds,
             stages: std::array::from_fn(|i| self.stages[i] - before.stages[i]),
+            queue_batches: self.queue_batches - before.queue_batches,
+            queue_batch_seconds: self.queue_batch_seconds - before.queue_batch_seconds,
+            draws: self.draws - before.draws,
+            draw_seconds: self.draw_seconds - before.draw_seconds,
         }
     }
 }
@@ -56,6 +66,10 @@ pub async fn scrape(client: &reqwest::Client, plan: &Plan) -> anyhow::Result<Cou
         total.commits += value("seathold_commit_batch_size_count");
         total.committed_transitions += value("seathold_commit_batch_size_sum");
         total.commit_seconds += value("seathold_commit_duration_seconds_sum");
+        total.queue_batches += value("seathold_queue_batch_duration_seconds_count");
+        total.queue_batch_seconds += value("seathold_queue_batch_duration_seconds_sum");
+        total.draws += value("seathold_queue_draw_duration_seconds_count");
+        total.draw_seconds += value("seathold_queue_draw_duration_seconds_sum");
         for (sum, stage) in total.stages.iter_mut().zip(STAGES) {
             *sum += value(&format!("seathold_writer_stage_seconds_total{{stage=\"{stage}\"}}"));
         }

@@ -55,6 +55,15 @@ async fn admin(app: &TestApp, show: &str, body: Option<Value>) -> support::Answe
     app.send(request.body(body).expect("request")).await
 }
 
+/// Batches timed in `seathold_queue_draw_duration_seconds`.
+async fn draws_timed(app: &TestApp) -> u64 {
+    let metrics = app.get("/metrics").await.body;
+    let line = metrics.as_str().and_then(|text| {
+        text.lines().find_map(|line| line.strip_prefix("seathold_queue_draw_duration_seconds_count "))
+    });
+    line.and_then(|count| count.parse().ok()).expect("the draw histogram in /metrics")
+}
+
 fn seat(n: u32) -> Value {
     json!({"seats": [format!("A{n}")]})
 }
@@ -129,6 +138,7 @@ async fn the_pre_queue_is_drawn_at_opens_at_and_admitted_by_the_formula() {
         assert_eq!(join(&app, token, "gig").await.status, 200, "joining again keeps the place");
     }
     assert_eq!(admin(&app, "gig", None).await.body["drawSeed"], Value::Null);
+    assert_eq!(draws_timed(&app).await, 0);
 
     clock.set(ServerMillis(OPENS));
     let mut positions = Vec::new();
@@ -144,6 +154,7 @@ async fn the_pre_queue_is_drawn_at_opens_at_and_admitted_by_the_formula() {
     assert_eq!(sorted, [1, 2, 3], "the draw is a permutation");
     let status = admin(&app, "gig", None).await.body;
     assert!(status["drawSeed"].as_u64().is_some(), "{status}");
+    assert_eq!(draws_timed(&app).await, 1, "the batch that drew is timed on its own");
     assert_eq!((status["length"].clone(), status["admittedThrough"].clone()), (json!(3), json!(0)));
 
     let by_position = |p: i64| &tokens[positions.iter().position(|&q| q == p).expect("position")];

@@ -2,13 +2,15 @@
 //! against the release server on fresh SQLite files beside its baselines
 //! (`sale_sqlite`); with `--database postgres`, on a throwaway PostgreSQL
 //! with 1 and 2 processes, next to seed 003's SQL (pgbench, `seed_sql`) on
-//! the same PostgreSQL; `onsale`, the sale's opening.
+//! the same PostgreSQL; `onsale`, the sale's opening; `queue`, its waiting
+//! room.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 mod onsale;
+mod queue;
 mod sale_sqlite;
 mod seed_sql;
 
@@ -16,7 +18,7 @@ use seed_sql::checkpoint;
 pub(crate) use seed_sql::{print_settings, seed_sql};
 
 use crate::postgres::TestPostgres;
-use crate::run::{Step, build_web, root, run_checked, target_dir, tool, web_dist};
+use crate::run::{Step, build_web, output_of, root, run_checked, target_dir, tool, web_dist};
 use crate::{install, package};
 
 /// Where the sale bench keeps its data.
@@ -26,11 +28,13 @@ enum Database {
     Postgres,
 }
 
-/// `bench [sale|web|onsale] [--database sqlite|postgres] [FLAGS]`: the flash
-/// sale (flags go to `flash-sale`), the web build in headless Chromium, the
-/// on-sale minute (`bench/onsale.rs`), or (without a name) the first two.
+/// `bench [sale|web|onsale|queue] [--database sqlite|postgres] [FLAGS]`: the
+/// flash sale (flags go to `flash-sale`), the web build in headless
+/// Chromium, the on-sale minute (`bench/onsale.rs`), its waiting room
+/// (`bench/queue.rs`), or (without a name) the first two.
 pub fn bench(args: &[String]) -> Result<(), String> {
-    if args.first().is_some_and(|name| name == "onsale") {
+    let opening = args.first().filter(|name| *name == "onsale" || *name == "queue");
+    if let Some(name) = opening {
         let step = Step::start("release build: seathold and flash-sale");
         run_checked(tool("cargo").args([
             "build",
@@ -41,7 +45,7 @@ pub fn bench(args: &[String]) -> Result<(), String> {
             "seathold-bench",
         ]))?;
         step.done()?;
-        return onsale::run(&args[1..]);
+        return if name == "queue" { queue::run(&args[1..]) } else { onsale::run(&args[1..]) };
     }
     let (sale, web, extra) = match args.first().map(String::as_str) {
         Some("sale") => (true, false, &args[1..]),
@@ -73,6 +77,79 @@ pub fn bench(args: &[String]) -> Result<(), String> {
         web_in_chromium(&given_server.unwrap_or_else(|| target_dir().join("release").join("seathold")))?;
     }
     Ok(())
+}
+
+/// Where an opening bench (`onsale`, `queue`) runs: SQLite with one
+/// process, then `processes` processes on one throwaway PostgreSQL.
+#[derive(Debug, Clone, Copy)]
+struct Stores {
+    sqlite: bool,
+    postgres: bool,
+    processes: usize,
+}
+
+impl Default for Stores {
+    fn default() -> Self {
+        Self { sqlite: true, postgres: true, processes: 2 }
+    }
+}
+
+impl Stores {
+    /// Takes `--database sqlite|postgres` (only that one) or `--processes
+    /// N`; `false` for any other flag.
+    fn take(&mut self, flag: &str, value: impl FnOnce() -> Result<String, String>) -> Result<bool, String> {
+        match flag {
+            "--processes" => self.processes = value()?.parse().map_err(|_| "--processes needs a number")?,
+            "--database" => match value()?.as_str() {
+                "sqlite" => self.postgres = false,
+                "postgres" | "postgresql" => self.sqlite = false,
+                other => return Err(format!("--database is sqlite or postgres, not {other:?}")),
+            },
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+
+    /// Runs `one(databases, processes, label, flags)` on fresh SQLite files
+    /// in `data` (one per name), its figures saved, then on as many fresh
+    /// databases of one throwaway PostgreSQL, those figures printed beside.
+    fn each<const N: usize>(
+        self,
+        data: &Path,
+        names: [&str; N],
+        mut one: impl FnMut(&[String; N], usize, &str, &[String]) -> Result<(), String>,
+    ) -> Result<(), String> {
+        let saved = data.join("sqlite-figures.json");
+        if self.sqlite {
+            let databases = names.map(|name| format!("sqlite:{}", data.join(format!("{name}.db")).display()));
+            one(&databases, 1, "SQLite, 1 process", &["--save".into(), saved.display().to_string()])?;
+        }
+        if self.postgres {
+            if crate::install::postgres_bin().is_none() {
+                println!("    PostgreSQL is not installed: no PostgreSQL run (`cargo xtask setup --test` installs it)");
+                return Ok(());
+            }
+            let postgres = TestPostgres::start()?;
+            let mut databases = Vec::with_capacity(N);
+            for name in names {
+                databases.push(postgres.create_database(&format!("seathold_{name}"))?);
+            }
+            let databases: [String; N] = databases.try_into().map_err(|_| "one database per name")?;
+            let beside = if saved.exists() { vec!["--beside".into(), saved.display().to_string()] } else { Vec::new() };
+            let plural = if self.processes == 1 { "" } else { "es" };
+            one(&databases, self.processes, &format!("PostgreSQL, {} process{plural}", self.processes), &beside)?;
+        }
+        Ok(())
+    }
+}
+
+/// `N cores (CPU model), date`: the machine a bench's figures are of.
+fn machine_and_date() -> String {
+    let date = output_of(tool("date").args(["-u", "+%Y-%m-%d %H:%M UTC"])).unwrap_or_default();
+    let cores = output_of(&mut tool("nproc")).unwrap_or_default();
+    let cpu = output_of(tool("grep").args(["-m1", "model name", "/proc/cpuinfo"])).unwrap_or_default();
+    let cpu = cpu.split_once(':').map_or(cpu.as_str(), |(_, model)| model.trim());
+    format!("{cores} cores ({cpu}), {date}")
 }
 
 /// Takes `--database sqlite|postgres` (or `--database=…`) out of the flags.
@@ -287,6 +364,11 @@ impl Servers {
     /// [`Servers::start`] with more `serve` flags, each process allowed as
     /// many open files as the system lets it (a socket per live stream).
     pub(crate) fn start_with(database: &str, count: usize, flags: &[&str]) -> Result<Self, String> {
+        Self::start_logging(database, count, flags, "warn")
+    }
+
+    /// [`Servers::start_with`] with its own `RUST_LOG`.
+    pub(crate) fn start_logging(database: &str, count: usize, flags: &[&str], log: &str) -> Result<Self, String> {
         let admin_token = format!("bench-{}-{}", std::process::id(), database.len());
         let mut servers = Self { children: Vec::new(), bases: Vec::new(), admin_token };
         for n in 1..=count {
@@ -298,7 +380,7 @@ impl Servers {
                 .args(["serve", "--addr", "127.0.0.1:0", "--database", database, "--rate-limits", "off"])
                 .args(flags)
                 .env("SEATHOLD_ADMIN_TOKEN", &servers.admin_token)
-                .env("RUST_LOG", "warn")
+                .env("RUST_LOG", log)
                 .stdout(Stdio::piped())
                 .spawn()
                 .map_err(|e| format!("starting seathold: {e}"))?;

@@ -6,11 +6,13 @@
 //! - `setup [--test | --dev]`: only the installs (`--dev`: also Trunk, for `trunk serve`).
 //! - `web`: only the release UI, into `target/web-dist` (for whole-system tests run by hand).
 //! - `tidy`: `cargo fmt --check` and clippy, native and wasm32.
-//! - `bench [sale|web|onsale] [--database postgres] [--sessions N] [--concurrency N] [--seconds N]`:
+//! - `bench [sale|web|onsale|queue] [--database postgres] [--sessions N] [--concurrency N] [--seconds N]`:
 //!   the flash-sale benchmark (on PostgreSQL: beside seed 003's SQL, 1 and 2 processes), the web
-//!   build in headless Chromium (wasm size, arena render, one change), and the sale's opening
+//!   build in headless Chromium (wasm size, arena render, one change), the sale's opening
 //!   (`onsale`: the arena on emulated 4G, then 10,000 arriving customers on SQLite and on
-//!   PostgreSQL with 2 processes).
+//!   PostgreSQL with 2 processes), and its waiting room (`queue [--sessions N] [--streams N]`:
+//!   100,000 sessions join the pre-queue, 10,000 progress streams across the draw, on SQLite
+//!   and on PostgreSQL with 2 processes).
 //! - `sim [--seeds N] [--steps M] [--seed S] [--store memory|sqlite|shared] [--release] [--mutations]`: the
 //!   deterministic simulator; `--mutations` checks it catches each bug in `crates/sim/mutations/`.
 //! - `contract`: schemathesis, every check, against a debug server's `/api/openapi.json` (also in `test`).
@@ -59,7 +61,7 @@ fn main() -> ExitCode {
         "web" => run::build_web(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test | --dev] | tidy | bench [sale|web|onsale] [FLAGS] | sim [FLAGS] | contract | soak [--minutes N] | postgres | package | web>"
+                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test | --dev] | tidy | bench [sale|web|onsale|queue] [FLAGS] | sim [FLAGS] | contract | soak [--minutes N] | postgres | package | web>"
             );
             return ExitCode::from(2);
         }

@@ -74,7 +74,7 @@ async fn requests(
         path: format!("/api/shows/{SHOW}/events{}", storm.map_query),
         token: token.clone(),
         sample: n.is_multiple_of(storm.sample_every),
-        seats: Arc::clone(&storm.seats),
+        watch: stream::Watch::Seats(Arc::clone(&storm.seats)),
         stop: storm.stop.subscribe(),
         open: Arc::clone(&storm.open),
         arrivals: Arc::clone(&storm.arrivals),

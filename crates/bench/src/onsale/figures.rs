@@ -1,74 +1,12 @@
 //! The on-sale run's figures, each with issue 26's target when it has one
-//! (met or MISSED); saved as JSON so a later run (PostgreSQL, 2 processes)
-//! prints its figures beside this one's.
-
-use serde_json::{Value, json};
+//! (met or MISSED), in the crate's table (`figures.rs`).
 
 use super::Told;
 use super::cold::Loads;
 use super::fanout::FanOut;
 use super::steps::Step;
 use super::stream::Seen;
-
-/// A target a figure is held to.
-#[derive(Debug, Clone, Copy)]
-enum Target {
-    Below(f64),
-    AtMost(f64),
-    AtLeast(f64),
-}
-
-impl Target {
-    fn met(self, value: f64) -> bool {
-        match self {
-            Target::Below(limit) => value < limit,
-            Target::AtMost(limit) => value <= limit,
-            Target::AtLeast(limit) => value >= limit,
-        }
-    }
-
-    fn text(self, unit: &str) -> String {
-        let (sign, limit) = match self {
-            Target::Below(limit) => ("<", limit),
-            Target::AtMost(limit) => ("≤", limit),
-            Target::AtLeast(limit) => ("≥", limit),
-        };
-        format!("{sign} {}", number(limit, unit))
-    }
-
-    fn json(self) -> Value {
-        match self {
-            Target::Below(limit) => json!({"below": limit}),
-            Target::AtMost(limit) => json!({"atMost": limit}),
-            Target::AtLeast(limit) => json!({"atLeast": limit}),
-        }
-    }
-}
-
-/// A value in its unit, as the tables print it.
-fn number(value: f64, unit: &str) -> String {
-    match unit {
-        "ms" | "KB" | "MB" | "×" => format!("{value:.1} {unit}"),
-        "" => format!("{value:.0}"),
-        _ => format!("{value:.0} {unit}"),
-    }
-}
-
-struct Figure {
-    key: String,
-    name: String,
-    value: f64,
-    unit: &'static str,
-    target: Option<Target>,
-}
-
-/// What one run measured.
-pub struct Figures {
-    label: String,
-    customers: usize,
-    rows: Vec<Figure>,
-    notes: Vec<String>,
-}
+use crate::figures::{Figures, Target};
 
 /// What the storm left, for [`Figures::storm`].
 pub struct Storm<'a> {
@@ -91,14 +29,6 @@ pub struct Storm<'a> {
 }
 
 impl Figures {
-    pub fn new(label: &str, customers: usize) -> Self {
-        Self { label: label.to_owned(), customers, rows: Vec::new(), notes: Vec::new() }
-    }
-
-    fn add(&mut self, key: &str, name: &str, value: f64, unit: &'static str, target: Option<Target>) {
-        self.rows.push(Figure { key: key.to_owned(), name: name.to_owned(), value, unit, target });
-    }
-
     pub fn ceiling(&mut self, per_second: f64, connections: usize) {
         let name = format!("plain HTTP ceiling: GET /api/time, alone, {connections} connections");
         self.add("timePerSecond", &name, per_second, "/s", None);
@@ -114,15 +44,14 @@ impl Figures {
         let ratio = 3.0 * loads.per_second / time_per_second.max(f64::MIN_POSITIVE);
         self.add("coldLoadRequestsToCeiling", "  its requests/s ÷ the ceiling's", ratio, "×", None);
         if loads.errors > 0 {
-            self.notes
-                .push(format!("cold page loads: {} answers were not 200 (of {} loads)", loads.errors, loads.count));
+            self.note(format!("cold page loads: {} answers were not 200 (of {} loads)", loads.errors, loads.count));
         }
         self.add("coldLoadErrors", "  cold page load errors", loads.errors as f64, "", Some(Target::AtMost(0.0)));
     }
 
     pub fn storm(&mut self, storm: &Storm<'_>) {
         let told = storm.told;
-        let customers = self.customers as f64;
+        let customers = self.count() as f64;
         let lost: Vec<&Seen> = storm.seen.iter().filter(|seen| seen.lost.is_some()).collect();
         let customer_errors: u64 = told.errors.values().sum();
         let errors =
@@ -248,72 +177,21 @@ impl Figures {
         );
         self.add("audit", "audit passed", f64::from(u8::from(storm.audit.is_ok())), "", Some(Target::AtLeast(1.0)));
 
-        self.notes.push(format!(
+        self.note(format!(
             "fan-out is timed on a sample: every {}th customer's stream parses its events (read uncompressed to parse); \
              the other streams send Accept-Encoding: br, gzip and only count bytes. {} arrivals came before the \
              hold's 201 did (counted as 0 ms). Missed: {} in the storm, {} in the probe",
             storm.sample_every, fan.before_answer + probe.before_answer, fan.missed, probe.missed
         ));
         for (error, count) in &told.errors {
-            self.notes.push(format!("error × {count}: {error}"));
+            self.note(format!("error × {count}: {error}"));
         }
         for seen in lost.iter().take(5) {
-            self.notes.push(format!("stream lost: {}", seen.lost.as_deref().unwrap_or_default()));
+            self.note(format!("stream lost: {}", seen.lost.as_deref().unwrap_or_default()));
         }
         match &storm.audit {
-            Ok(summary) => self.notes.push(format!("audit: {summary}")),
-            Err(failure) => self.notes.push(format!("audit FAILED: {failure}")),
+            Ok(summary) => self.note(format!("audit: {summary}")),
+            Err(failure) => self.note(format!("audit FAILED: {failure}")),
         }
-    }
-
-    pub fn print(&self) {
-        println!("==> on-sale figures, {} ({} customers)", self.label, self.customers);
-        println!("| {:<86} | {:>12} | {:>10} | {:<6} |", "figure", "value", "target", "");
-        println!("|{:-<88}|{:-<14}|{:-<12}|{:-<8}|", "", "", "", "");
-        for row in &self.rows {
-            let target = row.target.map_or(String::new(), |target| target.text(row.unit));
-            let verdict = row.target.map_or("", |target| if target.met(row.value) { "met" } else { "MISSED" });
-            println!("| {:<86} | {:>12} | {target:>10} | {verdict:<6} |", row.name, number(row.value, row.unit));
-        }
-        for note in &self.notes {
-            println!("{note}");
-        }
-        let figures: serde_json::Map<String, Value> =
-            self.rows.iter().map(|row| (row.key.clone(), json!(row.value))).collect();
-        println!(
-            "{}",
-            json!({"bench": "onsale", "label": self.label, "customers": self.customers, "figures": figures})
-        );
-    }
-
-    pub fn save(&self, path: &std::path::Path) -> anyhow::Result<()> {
-        let rows: Vec<Value> = self
-            .rows
-            .iter()
-            .map(|row| json!({"key": row.key, "name": row.name, "value": row.value, "unit": row.unit, "target": row.target.map(Target::json)}))
-            .collect();
-        std::fs::write(path, json!({"label": self.label, "rows": rows}).to_string())?;
-        Ok(())
-    }
-
-    /// This run's figures beside those saved in `path`, row by row.
-    pub fn print_beside(&self, path: &std::path::Path) -> anyhow::Result<()> {
-        let other: Value = serde_json::from_slice(&std::fs::read(path)?)?;
-        let label = other["label"].as_str().unwrap_or("earlier run");
-        let verdict =
-            |row: &Figure, value: f64| row.target.map_or("", |target| if target.met(value) { "met" } else { "MISSED" });
-        println!("==> side by side");
-        println!("| {:<86} | {:>10} | {:>22} | {:>22} |", "figure", "target", label, self.label);
-        println!("|{:-<88}|{:-<12}|{:-<24}|{:-<24}|", "", "", "", "");
-        for row in &self.rows {
-            let theirs = other["rows"].as_array().into_iter().flatten().find(|them| them["key"] == row.key.as_str());
-            let theirs = theirs
-                .and_then(|them| them["value"].as_f64())
-                .map_or("—".to_owned(), |value| format!("{} {}", number(value, row.unit), verdict(row, value)));
-            let mine = format!("{} {}", number(row.value, row.unit), verdict(row, row.value));
-            let target = row.target.map_or(String::new(), |target| target.text(row.unit));
-            println!("| {:<86} | {target:>10} | {theirs:>22} | {mine:>22} |", row.name);
-        }
-        Ok(())
     }
 }

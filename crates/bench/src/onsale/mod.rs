@@ -21,9 +21,9 @@ mod customer;
 mod fanout;
 mod figures;
 mod pool;
-mod process;
-mod steps;
-mod stream;
+pub mod process;
+pub mod steps;
+pub mod stream;
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -161,7 +161,7 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
         plan.bases.join(", ")
     );
     let seats = Arc::new(seat_index(&plan.bases[0]).await?);
-    let mut figures = figures::Figures::new(&options.label, plan.sessions);
+    let mut figures = crate::figures::Figures::new("onsale", &options.label, "customers", plan.sessions);
     let alone = Duration::from_secs(options.alone_seconds);
     let alone_bases = options.alone_bases.clone().unwrap_or_else(|| plan.bases.clone());
     let ceiling = crate::load::ceiling(&Plan { duration: alone, bases: alone_bases.clone(), ..plan.clone() }).await?;
@@ -227,14 +227,7 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
         sample_every: storm.sample_every,
         audit,
     });
-    figures.print();
-    if let Some(path) = &options.save {
-        figures.save(path)?;
-    }
-    if let Some(path) = &options.beside {
-        figures.print_beside(path)?;
-    }
-    Ok(())
+    figures.report(options.save.as_deref(), options.beside.as_deref())
 }
 
 /// One page load on every storm process before its memory is read: the

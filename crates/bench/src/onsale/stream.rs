@@ -1,10 +1,11 @@
-//! One customer's live stream (`GET …/events?only=taken`), kept open until
-//! the storm ends. 10,000 of them share the generator's cores with the
-//! server, so each is a plain socket read into one scratch buffer per
-//! thread: no buffer per stream, and a stream that falls behind catches up
-//! in one read. Most streams only count their bytes; a sample (every
-//! `sample_every`-th customer) also parses its events and notes when each
-//! seat's change arrived, for the fan-out figures.
+//! One customer's live stream (`GET …/events?only=taken`, or a waiting
+//! room's `…/queue/events`), kept open until the storm ends. 10,000 of them
+//! share the generator's cores with the server, so each is a plain socket
+//! read into one scratch buffer per thread: no buffer per stream, and a
+//! stream that falls behind catches up in one read. Most seat streams only
+//! count their bytes; a sample (every `sample_every`-th customer) also
+//! parses its events and notes when each seat's change arrived, or each
+//! `progress` event, for the fan-out figures.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -30,13 +31,30 @@ pub struct Ask {
     pub token: String,
     /// Parse events and note arrivals (read without compression, to parse).
     pub sample: bool,
-    /// Seat id → index, for compact arrival notes.
-    pub seats: Arc<HashMap<String, u32>>,
+    /// What a sample stream notes.
+    pub watch: Watch,
     pub stop: watch::Receiver<bool>,
     /// Streams whose answer head has arrived (200) and that are still open.
     pub open: Arc<AtomicUsize>,
     /// Arrivals noted by every sample stream: the storm waits until they stop.
     pub arrivals: Arc<AtomicU64>,
+}
+
+/// What a sample stream notes of the events it parses.
+#[derive(Clone)]
+pub enum Watch {
+    /// A show's seat changes: seat id → index, for compact arrival notes.
+    Seats(Arc<HashMap<String, u32>>),
+    /// A waiting room's `progress` events.
+    Progress,
+}
+
+/// A `progress` event as one stream received it.
+#[derive(Debug, Clone, Copy)]
+pub struct Progress {
+    pub server_time: i64,
+    pub admitted_through: u64,
+    pub at: Instant,
 }
 
 /// What a stream saw, once the storm stopped it (or the server closed it).
@@ -54,6 +72,8 @@ pub struct Seen {
     pub arrivals: Vec<(u32, Instant)>,
     /// Snapshots after the first: the server found the stream too far behind.
     pub resnapshots: u32,
+    /// Sample streams of a waiting room: every `progress` event, in order.
+    pub progress: Vec<Progress>,
 }
 
 /// Opens the stream; the status arrives on the first receiver once the head
@@ -133,9 +153,10 @@ async fn follow(
             }
             if let Some(events) = events.as_mut() {
                 events.raw.extend_from_slice(data);
-                let noted = seen.arrivals.len();
-                events.take(&ask.seats, seen)?;
-                ask.arrivals.fetch_add((seen.arrivals.len() - noted) as u64, Ordering::Relaxed);
+                let noted = seen.arrivals.len() + seen.progress.len();
+                events.take(&ask.watch, seen)?;
+                let added = seen.arrivals.len() + seen.progress.len() - noted;
+                ask.arrivals.fetch_add(added as u64, Ordering::Relaxed);
             }
             Ok(Some(n))
         })?;
@@ -169,7 +190,7 @@ struct Events {
 
 impl Events {
     /// Takes every complete event out of what has arrived.
-    fn take(&mut self, seats: &HashMap<String, u32>, seen: &mut Seen) -> anyhow::Result<()> {
+    fn take(&mut self, watch: &Watch, seen: &mut Seen) -> anyhow::Result<()> {
         if self.chunked {
             self.dechunk()?;
         } else {
@@ -188,6 +209,18 @@ impl Events {
                     data = value.trim();
                 }
             }
+            let seats = match watch {
+                Watch::Seats(seats) => seats,
+                Watch::Progress => {
+                    if kind == "progress" {
+                        let body: Value = serde_json::from_str(data)?;
+                        let server_time = body["serverTime"].as_i64().unwrap_or_default();
+                        let admitted_through = body["admittedThrough"].as_u64().unwrap_or_default();
+                        seen.progress.push(Progress { server_time, admitted_through, at: now });
+                    }
+                    continue;
+                }
+            };
             let is_change = match kind {
                 "change" => true,
                 "snapshot" => {

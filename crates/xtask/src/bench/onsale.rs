@@ -16,17 +16,14 @@
 
 use std::path::Path;
 
-use super::{Servers, flash_sale_json};
-use crate::postgres::TestPostgres;
-use crate::run::{Step, build_web, output_of, run_checked, target_dir, tool, web_dist};
+use super::{Servers, Stores, flash_sale_json};
+use crate::run::{Step, build_web, run_checked, target_dir, tool, web_dist};
 
 /// What the run is asked for.
 struct Ask {
     customers: String,
     seconds: String,
-    sqlite: bool,
-    postgres: bool,
-    processes: usize,
+    stores: Stores,
     browser: bool,
     /// Flags passed to `flash-sale` as they are.
     rest: Vec<String>,
@@ -36,9 +33,7 @@ fn parse(args: &[String]) -> Result<Ask, String> {
     let mut ask = Ask {
         customers: "10000".into(),
         seconds: "60".into(),
-        sqlite: true,
-        postgres: true,
-        processes: 2,
+        stores: Stores::default(),
         browser: true,
         rest: Vec::new(),
     };
@@ -48,13 +43,8 @@ fn parse(args: &[String]) -> Result<Ask, String> {
         match flag.as_str() {
             "--customers" => ask.customers = value()?,
             "--seconds" => ask.seconds = value()?,
-            "--processes" => ask.processes = value()?.parse().map_err(|_| "--processes needs a number")?,
             "--no-browser" => ask.browser = false,
-            "--database" => match value()?.as_str() {
-                "sqlite" => ask.postgres = false,
-                "postgres" | "postgresql" => ask.sqlite = false,
-                other => return Err(format!("--database is sqlite or postgres, not {other:?}")),
-            },
+            other if ask.stores.take(other, &mut value)? => {}
             _ => ask.rest.push(flag.clone()),
         }
     }
@@ -66,12 +56,9 @@ pub fn run(args: &[String]) -> Result<(), String> {
     let ask = parse(args)?;
     crate::install::setup(crate::install::For::Test)?;
     build_web()?;
-    let date = output_of(tool("date").args(["-u", "+%Y-%m-%d %H:%M UTC"])).unwrap_or_default();
-    let cores = output_of(&mut tool("nproc")).unwrap_or_default();
-    let cpu = output_of(tool("grep").args(["-m1", "model name", "/proc/cpuinfo"])).unwrap_or_default();
-    let cpu = cpu.split_once(':').map_or(cpu.as_str(), |(_, model)| model.trim()).to_owned();
     println!(
-        "==> bench onsale on {cores} cores ({cpu}), {date}; the generator and browser share these cores with the server"
+        "==> bench onsale on {}; the generator and browser share these cores with the server",
+        super::machine_and_date()
     );
     if ask.browser {
         browser()?;
@@ -96,24 +83,9 @@ fn browser() -> Result<(), String> {
 }
 
 fn storms(ask: &Ask, data: &Path) -> Result<(), String> {
-    let saved = data.join("sqlite-figures.json");
-    if ask.sqlite {
-        let database = |name: &str| format!("sqlite:{}", data.join(name).display());
-        let databases = [database("onsale.db"), database("alone.db")];
-        storm(ask, &databases, 1, "SQLite, 1 process", &["--save".into(), saved.display().to_string()])?;
-    }
-    if ask.postgres {
-        if crate::install::postgres_bin().is_none() {
-            println!("    PostgreSQL is not installed: no PostgreSQL storm (`cargo xtask setup --test` installs it)");
-            return Ok(());
-        }
-        let postgres = TestPostgres::start()?;
-        let databases = [postgres.create_database("seathold_onsale")?, postgres.create_database("seathold_alone")?];
-        let beside = if saved.exists() { vec!["--beside".into(), saved.display().to_string()] } else { Vec::new() };
-        let label = format!("PostgreSQL, {} process{}", ask.processes, if ask.processes == 1 { "" } else { "es" });
-        storm(ask, &databases, ask.processes, &label, &beside)?;
-    }
-    Ok(())
+    ask.stores.each(data, ["onsale", "alone"], |databases, processes, label, extra| {
+        storm(ask, databases, processes, label, extra)
+    })
 }
 
 /// One storm against `processes` fresh servers on the first database; the

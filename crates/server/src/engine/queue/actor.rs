@@ -90,9 +90,14 @@ impl QueueActor {
             }
             let ticked =
                 batch.iter().any(|command| matches!(command, QueueCommand::Tick | QueueCommand::Settings { .. }));
-            let (started, length) = (std::time::Instant::now(), self.queue.length());
+            let (started, length, undrawn) =
+                (std::time::Instant::now(), self.queue.length(), self.queue.seed().is_none());
             let now = self.serve(batch).await;
-            self.metrics.queue.batch_seconds.observe(started.elapsed().as_secs_f64());
+            let seconds = started.elapsed().as_secs_f64();
+            self.metrics.queue.batch_seconds.observe(seconds);
+            if undrawn && self.queue.seed().is_some() {
+                self.metrics.queue.draw_seconds.observe(seconds);
+            }
             self.metrics.queue.joins.inc_by(self.queue.length().saturating_sub(length));
             if ticked {
                 self.gauges(now);

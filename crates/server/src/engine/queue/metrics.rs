@@ -1,6 +1,6 @@
 //! The waiting rooms' series in `/metrics`: joins, the queue writer's batch
-//! times (a draw of the whole pre-queue is one such batch), and per show the
-//! places taken and admitted.
+//! times (a draw of the whole pre-queue is one such batch, also timed on its
+//! own), and per show the places taken and admitted.
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -18,6 +18,8 @@ pub struct ShowLabel {
 pub struct QueueMetrics {
     pub joins: Counter,
     pub batch_seconds: Histogram,
+    /// Batches that drew a pre-queue: the draw's cost apart from every tick.
+    pub draw_seconds: Histogram,
     pub places: Family<ShowLabel, Gauge>,
     pub admitted: Family<ShowLabel, Gauge>,
 }
@@ -28,6 +30,7 @@ impl QueueMetrics {
             joins: Counter::default(),
             // 0.1 ms … ~3 s.
             batch_seconds: Histogram::new(exponential_buckets(0.0001, 2.0, 16)),
+            draw_seconds: Histogram::new(exponential_buckets(0.0001, 2.0, 16)),
             places: Family::default(),
             admitted: Family::default(),
         };
@@ -36,6 +39,11 @@ impl QueueMetrics {
             "seathold_queue_batch_duration_seconds",
             "Duration of one queue writer batch (decide, append, answer; a draw included)",
             metrics.batch_seconds.clone(),
+        );
+        registry.register(
+            "seathold_queue_draw_duration_seconds",
+            "Duration of a queue writer batch that drew the pre-queue (decide, append, answer)",
+            metrics.draw_seconds.clone(),
         );
         registry.register("seathold_queue_places", "Places in a show's waiting room", metrics.places.clone());
         registry.register(
