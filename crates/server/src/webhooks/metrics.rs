@@ -16,27 +16,23 @@ pub struct WebhookMetrics {
 impl WebhookMetrics {
     pub fn register(registry: &mut Registry) -> Self {
         // 1 ms … ~9 min.
-        let metrics = Self {
-            sent: Counter::default(),
-            failed: Counter::default(),
-            parked: Counter::default(),
-            lag: Histogram::new(exponential_buckets(0.001, 2.0, 20)),
-        };
-        registry.register(
-            "seathold_webhook_deliveries_sent",
-            "Webhook deliveries acknowledged (a 2xx answer)",
-            metrics.sent.clone(),
-        );
-        registry.register(
-            "seathold_webhook_deliveries_failed",
-            "Webhook delivery attempts not acknowledged (another status, no answer in time, no connection)",
-            metrics.failed.clone(),
-        );
-        registry.register(
-            "seathold_webhook_deliveries_parked",
-            "Webhook events given up on after the retry period",
-            metrics.parked.clone(),
-        );
+        let lag = Histogram::new(exponential_buckets(0.001, 2.0, 20));
+        let metrics = Self { sent: Counter::default(), failed: Counter::default(), parked: Counter::default(), lag };
+        for (name, help, counter) in [
+            ("seathold_webhook_deliveries_sent", "Webhook deliveries acknowledged (a 2xx answer)", &metrics.sent),
+            (
+                "seathold_webhook_deliveries_failed",
+                "Webhook delivery attempts not acknowledged (another status, no answer in time, no connection)",
+                &metrics.failed,
+            ),
+            (
+                "seathold_webhook_deliveries_parked",
+                "Webhook events given up on after the retry period",
+                &metrics.parked,
+            ),
+        ] {
+            registry.register(name, help, counter.clone());
+        }
         registry.register(
             "seathold_webhook_lag_seconds",
             "From a transition's decision to its delivery's acknowledgement",

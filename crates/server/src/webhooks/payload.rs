@@ -29,23 +29,31 @@ impl Places {
     }
 }
 
-/// Holds' places by show and hold, shared by every lane of this process.
+/// Holds' places by show, then hold, and how many are kept.
 #[derive(Default)]
-pub struct PlacesCache(Mutex<HashMap<(Arc<str>, HoldId), Arc<Places>>>);
+struct Kept {
+    shows: HashMap<String, HashMap<HoldId, Arc<Places>>>,
+    count: usize,
+}
+
+/// Holds' places, shared by every lane of this process.
+#[derive(Default)]
+pub struct PlacesCache(Mutex<Kept>);
 
 impl PlacesCache {
     fn get(&self, show_id: &str, hold: &HoldId) -> Option<Arc<Places>> {
-        let kept = self.0.lock().ok()?;
-        kept.get(&(Arc::from(show_id), hold.clone())).cloned()
+        self.0.lock().ok()?.shows.get(show_id)?.get(hold).cloned()
     }
 
     fn keep(&self, show_id: &str, hold: &HoldId, places: Arc<Places>) {
-        if let Ok(mut kept) = self.0.lock() {
-            // Crude but bounded: a miss costs one indexed read.
-            if kept.len() >= KEPT {
-                kept.clear();
-            }
-            kept.insert((Arc::from(show_id), hold.clone()), places);
+        let Ok(mut kept) = self.0.lock() else { return };
+        // Crude but bounded: a miss costs one indexed read.
+        if kept.count >= KEPT {
+            *kept = Kept::default();
+        }
+        let show = kept.shows.entry(show_id.to_owned()).or_default();
+        if show.insert(hold.clone(), places).is_none() {
+            kept.count += 1;
         }
     }
 

@@ -105,14 +105,15 @@ pub async fn shows(app: &TestApp, ids: &[&str]) {
     }
 }
 
+/// An event as a receiver should get it: version, kind, hold id.
+pub type Event = (i64, String, Option<String>);
+
+/// Per show, the events expected in order.
+pub type Expected = BTreeMap<String, Vec<Event>>;
+
 /// The events of `kinds` that `shows`' journals hold after `after`
 /// (version), by show: `(version, kind, hold id)`.
-pub async fn expected(
-    store: &dyn Store,
-    shows: &[&str],
-    kinds: &[EventKind],
-    after: i64,
-) -> BTreeMap<String, Vec<(i64, String, Option<String>)>> {
+pub async fn expected(store: &dyn Store, shows: &[&str], kinds: &[EventKind], after: i64) -> Expected {
     let mut expected = BTreeMap::new();
     for show in shows {
         let journal = store.journal(show, after).await.unwrap();
@@ -136,11 +137,11 @@ pub async fn expected(
 /// per show, the acknowledged ones are exactly the expected events, in
 /// version order, each acknowledged once, and no event was sent before the
 /// one ahead of it was acknowledged. Returns how many requests it got.
-pub fn check_in_order(log: &[Received], expected: &BTreeMap<String, Vec<(i64, String, Option<String>)>>) -> usize {
+pub fn check_in_order(log: &[Received], expected: &Expected) -> usize {
     assert!(log.iter().all(|received| received.signed), "an unsigned or badly signed delivery: {log:#?}");
     for (show, events) in expected {
         let mine: Vec<&Received> = log.iter().filter(|received| received.show() == show).collect();
-        let acknowledged: Vec<(i64, String, Option<String>)> = mine
+        let acknowledged: Vec<Event> = mine
             .iter()
             .filter(|received| received.acknowledged())
             .map(|received| {
