@@ -111,7 +111,7 @@ pub fn holds(holds: &[OperatorHold], now: i64, disabled: bool) -> String {
 /// parked (failed), attempts, and the latest attempt's status and error.
 pub fn webhooks(webhooks: &[WebhookStatus]) -> String {
     if webhooks.is_empty() {
-        return r#"<p class="notice" data-empty="webhooks">No webhooks. Add one with <code>POST /api/admin/webhooks</code>.</p>"#.to_owned();
+        return r#"<p class="notice" data-empty="webhooks">No webhooks. An operator adds one through the admin API (docs/operating.md, Webhooks).</p>"#.to_owned();
     }
     let mut out = r#"<div class="table-scroll"><table class="webhooks"><thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Pending</th><th scope="col">Failed</th><th scope="col">Attempts</th><th scope="col">Last status</th><th scope="col">Last error</th></tr></thead><tbody>"#.to_owned();
     for webhook in webhooks {
