@@ -15,7 +15,7 @@ use seat_state::wire::{
 
 use super::shows::Admin;
 use crate::error::AppError;
-use crate::extract::{ApiJson, Now};
+use crate::extract::{ADMIN_BODY_LIMIT, ApiJson, Now};
 use crate::state::AppState;
 use crate::store::{EventKind, Webhook};
 use crate::webhooks::input;
@@ -25,6 +25,8 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(create_webhook, list_webhooks))
         .routes(routes!(delete_webhook))
         .routes(routes!(redeliver))
+        // API.md: admin endpoints take bodies up to 16 MiB (then 422s name what is too long).
+        .layer(axum::extract::DefaultBodyLimit::max(ADMIN_BODY_LIMIT))
 }
 
 fn names(events: &[EventKind]) -> Vec<String> {
