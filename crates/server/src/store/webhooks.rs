@@ -131,7 +131,7 @@ pub struct Attempt {
     pub error: Option<String>,
 }
 
-/// What a sender writes after one step of a lane.
+/// What a sender writes after one or more steps of a lane.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LaneStep {
     /// The lane's new cursor.
@@ -140,10 +140,12 @@ pub struct LaneStep {
     pub failing_since: Option<ServerMillis>,
     /// The lane is not due before then.
     pub next_attempt_at: ServerMillis,
-    /// The attempt this step made, if any: counted, and shown as the latest.
+    /// The latest attempt these steps made, if any: shown as the latest.
     pub attempt: Option<Attempt>,
-    /// The step parked an event (counted in `failed`).
-    pub parked: bool,
+    /// How many attempts they made (counted in `attempts`).
+    pub sent: u32,
+    /// How many events they parked (counted in `failed`).
+    pub parked: u32,
     /// `Some`: the sender goes on and keeps the lease until then; `None`:
     /// it lets the lane go.
     pub lease_until: Option<ServerMillis>,

@@ -4,7 +4,7 @@
 //! lane, never a show's writer or another webhook.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use reqwest::header::CONTENT_TYPE;
 use tokio::task::JoinSet;
@@ -23,6 +23,10 @@ const LANES: usize = 16;
 const PAGE: usize = 256;
 /// The longest `lastError` kept.
 const ERROR_CHARS: usize = 300;
+/// Steps are written together after this many attempts…
+const FOLD_STEPS: u32 = 64;
+/// …or this long after the first of them.
+const FOLD_FOR: Duration = Duration::from_millis(200);
 
 pub(super) struct Sender {
     pub(super) store: Arc<dyn Store>,
@@ -33,6 +37,29 @@ pub(super) struct Sender {
     /// This sender's name on its leases.
     pub(super) owner: String,
     pub(super) places: PlacesCache,
+}
+
+/// A lane as its sender works it: as stored (the condition of the next
+/// write), and the steps taken since that are not written yet.
+struct Working {
+    lane: Lane,
+    ahead: Option<LaneStep>,
+    /// When the first step not written was taken.
+    since: Instant,
+}
+
+impl Working {
+    fn version(&self) -> i64 {
+        self.ahead.as_ref().map_or(self.lane.version, |step| step.version)
+    }
+
+    fn attempts(&self) -> u32 {
+        self.ahead.as_ref().map_or(self.lane.attempts, |step| step.attempts)
+    }
+
+    fn failing_since(&self) -> Option<ServerMillis> {
+        self.ahead.as_ref().map_or(self.lane.failing_since, |step| step.failing_since)
+    }
 }
 
 /// What one attempt came to.
@@ -104,46 +131,51 @@ impl Sender {
         Ok(claimed)
     }
 
-    /// Works a lane until it is caught up, a retry is due later, or it is lost.
-    async fn work(self: Arc<Self>, webhook: Arc<Webhook>, mut lane: Lane) {
-        if let Err(error) = self.deliver(&webhook, &mut lane).await {
-            tracing::warn!(webhook = %webhook.id, show = %lane.show_id, error = %format!("{error:#}"), "webhook lane stopped");
+    /// Works a lane until it is caught up, a retry is due later, or it is
+    /// lost; then writes what is not written yet and lets it go.
+    async fn work(self: Arc<Self>, webhook: Arc<Webhook>, lane: Lane) {
+        let mut working = Working { lane, ahead: None, since: Instant::now() };
+        let worked = self.deliver(&webhook, &mut working).await;
+        let written = self.flush(&mut working).await;
+        if let Err(error) = worked.and(written) {
+            tracing::warn!(webhook = %webhook.id, show = %working.lane.show_id, error = %format!("{error:#}"), "webhook lane stopped");
         }
-        if let Err(error) = self.store.release_lane(&lane, &self.owner).await {
-            tracing::warn!(webhook = %webhook.id, show = %lane.show_id, error = %format!("{error:#}"), "releasing a webhook lane failed");
+        if let Err(error) = self.store.release_lane(&working.lane, &self.owner).await {
+            tracing::warn!(webhook = %webhook.id, show = %working.lane.show_id, error = %format!("{error:#}"), "releasing a webhook lane failed");
         }
     }
 
-    async fn deliver(&self, webhook: &Webhook, lane: &mut Lane) -> anyhow::Result<()> {
+    async fn deliver(&self, webhook: &Webhook, working: &mut Working) -> anyhow::Result<()> {
         loop {
-            let page = self.store.journal_page(&lane.show_id, lane.version, PAGE).await?;
+            let page = self.store.journal_page(&working.lane.show_id, working.version(), PAGE).await?;
             let Some(last) = page.last().map(|entry| entry.version) else { return Ok(()) };
             for entry in page.iter().filter(|entry| webhook.events.contains(&EventKind::of(&entry.action))) {
-                if let Sent::Stop = self.attempt(webhook, lane, entry).await? {
+                if let Sent::Stop = self.attempt(webhook, working, entry).await? {
                     return Ok(());
                 }
             }
             // The rest of the page is of other kinds: the cursor passes it.
-            if lane.version < last {
+            if working.version() < last {
                 let step = LaneStep {
                     version: last,
-                    attempts: lane.attempts,
-                    failing_since: lane.failing_since,
+                    attempts: working.attempts(),
+                    failing_since: working.failing_since(),
                     next_attempt_at: ServerMillis(0),
                     attempt: None,
-                    parked: false,
+                    sent: 0,
+                    parked: 0,
                     lease_until: Some(ServerMillis(self.clock.now().0 + self.lease())),
                 };
-                if !self.step(lane, step).await? {
+                if !self.fold(working, step).await? {
                     return Ok(());
                 }
             }
         }
     }
 
-    /// Sends one event once and writes what came of it.
-    async fn attempt(&self, webhook: &Webhook, lane: &mut Lane, entry: &JournalEntry) -> anyhow::Result<Sent> {
-        let body = self.places.body(self.store.as_ref(), &lane.show_id, entry).await?;
+    /// Sends one event once and takes the step that came of it.
+    async fn attempt(&self, webhook: &Webhook, working: &mut Working, entry: &JournalEntry) -> anyhow::Result<Sent> {
+        let body = self.places.body(self.store.as_ref(), &working.lane.show_id, entry).await?;
         let started = self.clock.now();
         let (status, error) = self.post(webhook, body, started).await;
         let now = self.clock.now();
@@ -155,6 +187,7 @@ impl Sender {
             failing_since: None,
             next_attempt_at: ServerMillis(0),
             attempt: attempt.clone(),
+            sent: 1,
             parked,
             lease_until,
         };
@@ -162,16 +195,16 @@ impl Sender {
         if error.is_none() {
             webhooks.sent.inc();
             webhooks.lag.observe((now.0 - entry.at.0).max(0) as f64 / 1000.0);
-            return Ok(if self.step(lane, done(false)).await? { Sent::Next } else { Sent::Stop });
+            return Ok(if self.fold(working, done(0)).await? { Sent::Next } else { Sent::Stop });
         }
         webhooks.failed.inc();
-        let since = lane.failing_since.unwrap_or(started);
-        let attempts = lane.attempts.saturating_add(1);
+        let since = working.failing_since().unwrap_or(started);
+        let attempts = working.attempts().saturating_add(1);
         let next = now.0 + millis(retry::delay(attempts, self.settings.first_retry, retry::random_unit()));
         if retry::parks(since.0, next, self.settings.give_up) {
             webhooks.parked.inc();
-            tracing::warn!(webhook = %webhook.id, show = %lane.show_id, version = entry.version, "webhook event parked");
-            return Ok(if self.step(lane, done(true)).await? { Sent::Next } else { Sent::Stop });
+            tracing::warn!(webhook = %webhook.id, show = %working.lane.show_id, version = entry.version, "webhook event parked");
+            return Ok(if self.fold(working, done(1)).await? { Sent::Next } else { Sent::Stop });
         }
         let retry = LaneStep {
             version: entry.version - 1,
@@ -179,15 +212,42 @@ impl Sender {
             failing_since: Some(since),
             next_attempt_at: ServerMillis(next),
             attempt,
-            parked: false,
+            sent: 1,
+            parked: 0,
             lease_until: None,
         };
-        self.step(lane, retry).await?;
+        self.fold(working, retry).await?;
+        self.flush(working).await?;
         Ok(Sent::Stop)
     }
 
-    /// Writes a step; `false` when the lane is no longer this sender's.
-    async fn step(&self, lane: &mut Lane, step: LaneStep) -> anyhow::Result<bool> {
+    /// Takes a step, written with the ones before it once [`FOLD_STEPS`]
+    /// attempts or [`FOLD_FOR`] have gone by: a sale's stream of
+    /// acknowledgements costs a write now and then, not one each. `false`
+    /// when the lane is no longer this sender's.
+    async fn fold(&self, working: &mut Working, step: LaneStep) -> anyhow::Result<bool> {
+        let merged = match working.ahead.take() {
+            None => {
+                working.since = Instant::now();
+                step
+            }
+            Some(before) => LaneStep {
+                sent: before.sent + step.sent,
+                parked: before.parked + step.parked,
+                attempt: step.attempt.or(before.attempt),
+                ..step
+            },
+        };
+        let due = merged.sent >= FOLD_STEPS || working.since.elapsed() >= FOLD_FOR;
+        working.ahead = Some(merged);
+        if due { self.flush(working).await } else { Ok(true) }
+    }
+
+    /// Writes the steps taken and not written; `false` when the lane is no
+    /// longer this sender's (rewound, deleted, or taken over).
+    async fn flush(&self, working: &mut Working) -> anyhow::Result<bool> {
+        let Some(step) = working.ahead.take() else { return Ok(true) };
+        let lane = &mut working.lane;
         if !self.store.step_lane(lane, &self.owner, &step).await? {
             return Ok(false);
         }

@@ -36,7 +36,8 @@ fn acknowledged(version: i64, status: u16) -> LaneStep {
         failing_since: None,
         next_attempt_at: ServerMillis(0),
         attempt: Some(Attempt { at: at(version), status: Some(status), error: None }),
-        parked: false,
+        sent: 1,
+        parked: 0,
         lease_until: Some(at(100)),
     }
 }
@@ -112,7 +113,8 @@ pub(crate) async fn a_step_needs_the_cursor_it_started_from_and_is_counted(f: Fi
         failing_since: Some(at(2)),
         next_attempt_at: at(10),
         attempt: Some(Attempt { at: at(2), status: Some(503), error: Some("answered 503".to_owned()) }),
-        parked: false,
+        sent: 1,
+        parked: 0,
         lease_until: None,
     };
     assert!(store.step_lane(&lane, "a", &failed).await.unwrap());
@@ -122,10 +124,15 @@ pub(crate) async fn a_step_needs_the_cursor_it_started_from_and_is_counted(f: Fi
     assert_eq!(claim(store, "b", at(9)).await, [], "not due before its next attempt");
     let [retry] = <[Lane; 1]>::try_from(claim(store, "b", at(10)).await).unwrap();
     assert_eq!((retry.version, retry.attempts, retry.failing_since), (1, 1, Some(at(2))));
-    let parked = LaneStep { parked: true, ..acknowledged(2, 500) };
+    // One write for several steps: two attempts, the second parking the event.
+    let parked = LaneStep { sent: 2, parked: 1, ..acknowledged(2, 500) };
     assert!(store.step_lane(&retry, "b", &parked).await.unwrap());
     let tally = store.delivery_tally(&hook).await.unwrap();
-    assert_eq!((tally.pending, tally.attempts, tally.failed, tally.last_status), (1, 3, 1, Some(500)));
+    assert_eq!((tally.pending, tally.attempts, tally.failed, tally.last_status), (1, 4, 1, Some(500)));
+    let skipped = LaneStep { attempt: None, sent: 0, ..acknowledged(3, 200) };
+    assert!(store.step_lane(&Lane { version: 2, ..retry }, "b", &skipped).await.unwrap());
+    let tally = store.delivery_tally(&hook).await.unwrap();
+    assert_eq!((tally.pending, tally.attempts, tally.last_status), (0, 4, Some(500)), "no attempt: the latest stays");
 }
 
 pub(crate) async fn a_rewound_lane_is_due_at_once_and_a_deleted_webhook_has_none(f: Fixture) {

@@ -156,8 +156,8 @@ impl WebhookStore for MemoryStore {
         row.next_attempt_at = step.next_attempt_at.0;
         row.lease = step.lease_until.map(|until| (owner.to_owned(), until));
         row.parked_total += u64::from(step.parked);
+        row.attempts_total += u64::from(step.sent);
         if let Some(attempt) = &step.attempt {
-            row.attempts_total += 1;
             row.last = Some(attempt.clone());
         }
         Ok(true)

@@ -26,13 +26,13 @@ const CLAIM: &str = "WITH due AS (
     RETURNING l.webhook_id, l.show_id, l.version, l.attempts, l.failing_since";
 
 /// One step, conditional on the lease and the cursor it started from. The
-/// attempt's columns change only when the step made one ($10 = 1).
+/// latest attempt's columns change only when there is one ($14).
 const STEP: &str = "UPDATE webhook_lanes SET version = $5, attempts = $6, failing_since = $7, next_attempt_at = $8,
         lease_owner = CASE WHEN $9::bigint IS NULL THEN NULL ELSE lease_owner END, lease_until = $9,
         attempts_total = attempts_total + $10, parked_total = parked_total + $11,
-        last_status = CASE WHEN $10 = 1 THEN $12 ELSE last_status END,
-        last_error = CASE WHEN $10 = 1 THEN $13 ELSE last_error END,
-        last_attempt_at = CASE WHEN $10 = 1 THEN $14 ELSE last_attempt_at END
+        last_status = CASE WHEN $14::bigint IS NULL THEN last_status ELSE $12 END,
+        last_error = CASE WHEN $14::bigint IS NULL THEN last_error ELSE $13 END,
+        last_attempt_at = coalesce($14, last_attempt_at)
     WHERE webhook_id = $1 AND show_id = $2 AND lease_owner = $3 AND version = $4";
 
 #[async_trait]
@@ -182,7 +182,7 @@ impl WebhookStore for PostgresStore {
                     &step.failing_since.map(|at| at.0),
                     &step.next_attempt_at.0,
                     &step.lease_until.map(|at| at.0),
-                    &i64::from(attempt.is_some()),
+                    &i64::from(step.sent),
                     &i64::from(step.parked),
                     &attempt.and_then(|attempt| attempt.status).map(i32::from),
                     &attempt.and_then(|attempt| attempt.error.as_deref()),
