@@ -1,5 +1,7 @@
 //! The operator's page as data: the admin token (asked once, kept in the
 //! tab's `sessionStorage`), the show looked at, its stats and active holds
+//! (with the webhook log: each webhook's pending, failed, attempts, last
+//! status and error)
 //! (reloaded when the show's live stream reports a change, at most once a
 //! second, and every 15 s), the server's clock (`seat-state`'s `ClockSync`
 //! over the loads' and the link's round trips), and the operator's actions: force-release,
@@ -12,7 +14,7 @@ use gloo_timers::callback::{Interval, Timeout};
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use seat_state::sync::ConnectionStatus;
-use seat_state::wire::{OperatorHold, ShowStats};
+use seat_state::wire::{OperatorHold, ShowStats, WebhookStatus};
 use seat_state::{ClockSample, ClockSync, ServerMillis};
 use wasm_bindgen::{JsCast, JsValue};
 
@@ -35,6 +37,8 @@ pub struct Board {
     pub stats: ShowStats,
     /// Active holds, oldest first.
     pub holds: Vec<OperatorHold>,
+    /// Every webhook with its deliveries, oldest first.
+    pub webhooks: Vec<WebhookStatus>,
 }
 
 /// Handles for the operator's page; cheap to copy into callbacks.
@@ -168,17 +172,18 @@ impl Admin {
         self.token.get_untracked()
     }
 
-    /// Loads a show's stats and active holds together; a failure is shown
-    /// (and a refused token forgotten).
+    /// Loads a show's stats and active holds, and the webhook log,
+    /// together; a failure is shown (and a refused token forgotten).
     pub async fn load(self, show_id: String, token: String) -> Result<Arc<Board>, ApiError> {
         let sent = api::local_now();
-        let (stats, holds) = both(api::show_stats(&show_id, &token), api::active_holds(&show_id, &token)).await;
-        let loaded = stats.and_then(|stats| holds.map(|holds| (stats, holds)));
+        let show = both(api::show_stats(&show_id, &token), api::active_holds(&show_id, &token));
+        let ((stats, holds), webhooks) = both(show, api::webhooks(&token)).await;
+        let loaded = stats.and_then(|stats| holds.and_then(|holds| webhooks.map(|webhooks| (stats, holds, webhooks))));
         match loaded {
-            Ok((stats, list)) => {
+            Ok((stats, list, webhooks)) => {
                 // The list's serverTime was read between sending and now: a round trip.
                 self.sampled(ClockSample { sent, server: ServerMillis(list.server_time), received: api::local_now() });
-                Ok(Arc::new(Board { stats, holds: list.holds }))
+                Ok(Arc::new(Board { stats, holds: list.holds, webhooks: webhooks.webhooks }))
             }
             Err(error) => {
                 self.refused(&error);

@@ -23,7 +23,7 @@ mod operator;
 mod queue;
 
 pub use live::{LiveEvent, LiveFeed, stream_refusal};
-pub use operator::{Blocked, JournalFormat, active_holds, force_release, journal, set_blocked, show_stats};
+pub use operator::{Blocked, JournalFormat, active_holds, force_release, journal, set_blocked, show_stats, webhooks};
 pub use queue::{QueueFeed, join_queue, queue_place};
 
 /// Why a call failed.

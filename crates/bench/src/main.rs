@@ -11,6 +11,9 @@
 //! - `churn`: each request holds one random seat, 5 % of successes
 //!   confirmed, the rest expire after their 1 s: most decisions are writes
 //!   (holds, then their expiries), as on sale day.
+//! - `--webhook on` (with `sale` or `churn`): a webhook of every kind to a
+//!   receiver here (`webhook.rs`); after the storm, deliveries per second
+//!   and their lag behind commit.
 //! - `time`: `GET /api/time` only, over the same connections: the ceiling
 //!   HTTP alone puts on this machine, for the others to be read against.
 //! - `onsale`: issue 26's on-sale minute on the demo arena (`onsale/mod.rs`):
@@ -38,6 +41,7 @@ mod metrics;
 mod onsale;
 mod queue;
 mod sold;
+mod webhook;
 
 use std::time::Duration;
 
@@ -92,6 +96,8 @@ pub struct Plan {
     pub floor: u32,
     pub onsale: onsale::Options,
     pub queue: queue::Options,
+    /// A webhook of every kind to a receiver here, timed after the storm.
+    pub webhook: bool,
 }
 
 impl Plan {
@@ -103,7 +109,7 @@ impl Plan {
 
 const SHOW_ID: &str = "flash-sale";
 const USAGE: &str = "usage: flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn|time|onsale|queue] \
-                     [--sessions N | --customers N] [--concurrency N] [--seconds N] [--pids P,P] [--label L] \
+                     [--sessions N | --customers N] [--concurrency N] [--seconds N] [--webhook on] [--pids P,P] [--label L] \
                      [--save FILE] [--beside FILE] [--sample-every N] [--alone-seconds N] [--alone-bases URLS] [--probes N] [--map-query Q] \
                      [--streams N] [--join-seconds N] [--join-cost N]";
 
@@ -123,6 +129,7 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
         floor: 5_000,
         onsale: onsale::Options::default(),
         queue: queue::Options::default(),
+        webhook: false,
     };
     for pair in rest.chunks(2) {
         let [flag, value] = pair else { anyhow::bail!("{pair:?} needs a value") };
@@ -155,6 +162,13 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
             "--streams" => plan.queue.streams = value.parse()?,
             "--join-seconds" => plan.queue.join_seconds = Some(value.parse()?),
             "--join-cost" => plan.queue.join_cost = value.parse()?,
+            "--webhook" => {
+                plan.webhook = match value.as_str() {
+                    "on" => true,
+                    "off" => false,
+                    other => anyhow::bail!("--webhook is on or off, not {other:?}"),
+                }
+            }
             "--concurrency" => plan.concurrency = value.parse()?,
             "--seconds" => plan.duration = Duration::from_secs(value.parse()?),
             other => anyhow::bail!("unknown flag {other}\n{USAGE}"),
@@ -179,14 +193,22 @@ async fn main() -> anyhow::Result<()> {
     }
     let before = metrics::scrape(&client, &plan).await?;
     create_show(&client, &plan, &admin_token).await?;
+    let receiver = match plan.webhook {
+        true => Some(webhook::Receiver::start(&client, &plan, &admin_token).await?),
+        false => None,
+    };
     let tokens = load::sessions(&client, &plan).await?;
     warm_up(&client, &plan).await?;
     let report = load::run(&plan, tokens).await?;
+    let storm_end = std::time::Instant::now();
     // Every unconfirmed hold lasts 1 s, and each process sweeps once a
     // second: after 2.5 s the sweeps have recorded their expiries.
     tokio::time::sleep(Duration::from_millis(2_500)).await;
     let after = metrics::scrape(&client, &plan).await?;
     report.print(&plan, &after.since(&before));
+    if let Some(receiver) = &receiver {
+        receiver.report(&client, &plan, &admin_token, storm_end).await?;
+    }
     audit::check(&client, &plan, &report).await?;
     println!(
         "audit: no seat sold twice, floor within capacity, the map{} agree{} with every confirmation",

@@ -92,6 +92,37 @@ pub struct ServeArgs {
     /// start replays at most that much journal.
     #[arg(long, env = "SEATHOLD_CHECKPOINT_EVERY", default_value_t = 20_000, value_parser = clap::value_parser!(i64).range(1..))]
     pub checkpoint_every: i64,
+    #[command(flatten)]
+    pub webhooks: WebhookArgs,
+}
+
+/// Webhook deliveries (API.md "Box office (v3)"). The retry schedule is
+/// API.md's; two flags shorten it, for tests only.
+#[derive(Debug, Clone, Args)]
+pub struct WebhookArgs {
+    /// Longest one delivery may take (connecting included) before it
+    /// counts as failed and is retried.
+    #[arg(long = "webhook-timeout", env = "SEATHOLD_WEBHOOK_TIMEOUT", default_value = "10s")]
+    pub timeout: humantime::Duration,
+    /// For testing only: the wait before a failed delivery's first retry,
+    /// doubled for each next one (API.md: at most 2 s).
+    #[arg(long = "webhook-first-retry", env = "SEATHOLD_WEBHOOK_FIRST_RETRY", default_value = "1s")]
+    pub first_retry: humantime::Duration,
+    /// For testing only: how long a failing event is retried before it is
+    /// parked and the next one goes (API.md: 24 hours).
+    #[arg(long = "webhook-give-up", env = "SEATHOLD_WEBHOOK_GIVE_UP", default_value = "24h")]
+    pub give_up: humantime::Duration,
+}
+
+impl WebhookArgs {
+    pub fn settings(&self) -> crate::webhooks::WebhookSettings {
+        crate::webhooks::WebhookSettings {
+            timeout: self.timeout.into(),
+            first_retry: self.first_retry.into(),
+            give_up: self.give_up.into(),
+            ..crate::webhooks::WebhookSettings::default()
+        }
+    }
 }
 
 /// Limits on use (API.md "Limits (v2)"); rates are per minute, each also

@@ -47,6 +47,10 @@ pub enum AppError {
     InvalidShow(String),
     #[error("A different show with this id already exists.")]
     ShowExists,
+    #[error("The webhook is invalid: {0}.")]
+    InvalidWebhook(String),
+    #[error("There is no webhook with that id.")]
+    NoWebhook,
     #[error("{}", .0.message())]
     Rejected(seat_state::Rejection),
     /// The rules refused at a show writer's instant.
@@ -102,6 +106,8 @@ impl AppError {
             Self::BadRequest(_) => (StatusCode::BAD_REQUEST, "bad_request"),
             Self::InvalidShow(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_show"),
             Self::ShowExists => (StatusCode::CONFLICT, "show_exists"),
+            Self::InvalidWebhook(_) => (StatusCode::UNPROCESSABLE_ENTITY, "invalid_webhook"),
+            Self::NoWebhook => (StatusCode::NOT_FOUND, "no_webhook"),
             Self::Unavailable | Self::TooManyStreams => (StatusCode::SERVICE_UNAVAILABLE, "unavailable"),
             Self::RateLimited { .. } => (StatusCode::TOO_MANY_REQUESTS, "rate_limited"),
             Self::Rejected(rejection) | Self::RejectedAt { rejection, .. } => {

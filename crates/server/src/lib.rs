@@ -26,6 +26,7 @@ pub mod store;
 pub mod sweep;
 pub mod telemetry;
 pub mod venue_csv;
+pub mod webhooks;
 
 use std::io::Write;
 use std::sync::Arc;
@@ -134,6 +135,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     });
     // Expiries that fell due while the server was down are handled first thing.
     tokio::spawn(sweep::run(Arc::clone(&state.store), Arc::clone(&state.engines), clock, args.sweep_interval.into()));
+    // Deliveries run beside the writers, never in their way; they stop with the server.
+    let _deliveries = webhooks::Deliveries::start(&state, args.webhooks.settings())?;
     let state_stopping = Arc::clone(&state.stopping);
     let app = app::router(state, args.web.as_deref());
     let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("binding {}", args.addr))?;

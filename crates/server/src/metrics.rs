@@ -124,6 +124,8 @@ pub struct Metrics {
     pub holds_evicted: Counter,
     pub holds_recalled: Counter,
     pub checkpoints: Counter,
+    /// Webhook deliveries: sent, failed, parked, lag.
+    pub webhooks: crate::webhooks::metrics::WebhookMetrics,
     /// The box office's view per show (issue 13).
     shows: ShowMetrics,
     /// Seconds show writers spent in each stage of their batches.
@@ -187,8 +189,10 @@ impl Default for Metrics {
         );
         let shows = ShowMetrics::register(&mut registry);
         let queue = crate::engine::queue::QueueMetrics::register(&mut registry);
+        let webhooks = crate::webhooks::metrics::WebhookMetrics::register(&mut registry);
         Self {
             queue,
+            webhooks,
             shows,
             writer_stages,
             registry,

@@ -11,7 +11,7 @@ use std::collections::BTreeSet;
 use support::{ADMIN_TOKEN, TestApp};
 
 /// API.md's endpoints, plus the document itself.
-const CONTRACT: [(&str, &str); 27] = [
+const CONTRACT: [(&str, &str); 31] = [
     ("post", "/api/sessions"),
     ("post", "/api/admin/shows"),
     ("get", "/api/shows"),
@@ -39,6 +39,10 @@ const CONTRACT: [(&str, &str); 27] = [
     ("get", "/api/shows/{showId}/queue/events"),
     ("get", "/api/admin/shows/{showId}/queue"),
     ("post", "/api/admin/shows/{showId}/queue"),
+    ("post", "/api/admin/webhooks"),
+    ("get", "/api/admin/webhooks"),
+    ("delete", "/api/admin/webhooks/{webhookId}"),
+    ("post", "/api/admin/webhooks/{webhookId}/redeliver"),
 ];
 
 #[tokio::test]

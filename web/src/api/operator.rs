@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use seat_state::wire::{HoldBody, HoldCounts, OperatorHoldList, PlaceCounts, ShowStats};
+use seat_state::wire::{HoldBody, HoldCounts, OperatorHoldList, PlaceCounts, ShowStats, WebhookList};
 
 use super::*;
 /// A request to an admin path with the operator's token.
@@ -45,6 +45,11 @@ pub async fn show_stats(show_id: &str, token: &str) -> Result<ShowStats, ApiErro
 pub async fn active_holds(show_id: &str, token: &str) -> Result<OperatorHoldList, ApiError> {
     let path = format!("/api/admin/shows/{show_id}/holds");
     decode(exchange(as_operator(reqwest::Method::GET, &path, token)).await?)
+}
+
+/// Every webhook with what became of its deliveries (the webhook log).
+pub async fn webhooks(token: &str) -> Result<WebhookList, ApiError> {
+    decode(exchange(as_operator(reqwest::Method::GET, "/api/admin/webhooks", token)).await?)
 }
 
 /// Releases anyone's hold, as the operator (journaled as such).

@@ -5,7 +5,7 @@
 
 use std::fmt::Write as _;
 
-use seat_state::wire::{OperatorHold, PlaceCounts, ShowStats, ShowSummary};
+use seat_state::wire::{OperatorHold, PlaceCounts, ShowStats, ShowSummary, WebhookStatus};
 
 use crate::admin::{duration, places, time_of_day};
 use crate::components::seat::escaped;
@@ -101,6 +101,32 @@ pub fn holds(holds: &[OperatorHold], now: i64, disabled: bool) -> String {
             duration(now - hold.created_at),
             hold.expires_at,
             deadline(hold.expires_at, now),
+        );
+    }
+    out.push_str("</tbody></table></div>");
+    out
+}
+
+/// The webhook log: per webhook its URL and kinds, events pending, events
+/// parked (failed), attempts, and the latest attempt's status and error.
+pub fn webhooks(webhooks: &[WebhookStatus]) -> String {
+    if webhooks.is_empty() {
+        return r#"<p class="notice" data-empty="webhooks">No webhooks. An operator adds one through the admin API (docs/operating.md, Webhooks).</p>"#.to_owned();
+    }
+    let mut out = r#"<div class="table-scroll"><table class="webhooks"><thead><tr><th scope="col">URL</th><th scope="col">Events</th><th scope="col">Pending</th><th scope="col">Failed</th><th scope="col">Attempts</th><th scope="col">Last status</th><th scope="col">Last error</th></tr></thead><tbody>"#.to_owned();
+    for webhook in webhooks {
+        let counts = &webhook.deliveries;
+        let status = counts.last_status.map_or_else(|| "—".to_owned(), |status| status.to_string());
+        let error = counts.last_error.as_deref().map_or_else(|| "—".to_owned(), escaped);
+        let _ = write!(
+            out,
+            r#"<tr data-webhook-id="{}"><td class="url">{}</td><td>{}</td><td data-delivery="pending">{}</td><td data-delivery="failed">{}</td><td data-delivery="attempts">{}</td><td data-delivery="last-status">{status}</td><td data-delivery="last-error">{error}</td></tr>"#,
+            escaped(&webhook.id),
+            escaped(&webhook.url),
+            escaped(&webhook.events.join(", ")),
+            counts.pending,
+            counts.failed,
+            counts.attempts,
         );
     }
     out.push_str("</tbody></table></div>");

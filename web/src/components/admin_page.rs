@@ -18,7 +18,7 @@ fn target_of(event: &web_sys::Event) -> Option<web_sys::Element> {
 /// `/admin`, the operator's page: asks for the admin token once (kept in
 /// the tab), then a show picker, the show's figures and active holds
 /// (loaded with `LocalResource`s, reloaded as the [`Admin`] state says),
-/// the journal's downloads and the block form. It renders markup and
+/// the webhook log, the journal's downloads and the block form. It renders markup and
 /// hands every click (delegated, by `data-action`) to the [`Admin`]
 /// state, provided by context.
 #[component]
@@ -74,6 +74,12 @@ pub fn AdminPage() -> impl IntoView {
         })
     };
     let hold_count = move || holds.with(|holds| holds.as_ref().map_or(0, Vec::len));
+    let webhooks = move || {
+        latest.with(|board| match board {
+            Some(board) => admin_markup::webhooks(&board.webhooks),
+            None => r#"<p class="notice">Loading the webhooks…</p>"#.to_owned(),
+        })
+    };
 
     // The hold table is set by hand, so that the Release button that had
     // the focus keeps it across a reload (or, once its hold is gone, the
@@ -184,6 +190,10 @@ pub fn AdminPage() -> impl IntoView {
                 <section class="admin-part" aria-labelledby="holds-heading">
                     <h2 id="holds-heading" tabindex="-1">"Active holds " <span class="muted" data-hold-count>{hold_count}</span></h2>
                     <div node_ref=table></div>
+                </section>
+                <section class="admin-part" aria-labelledby="webhooks-heading">
+                    <h2 id="webhooks-heading">"Webhooks"</h2>
+                    <div inner_html=webhooks></div>
                 </section>
                 <div inner_html=TOOLS></div>
                 <p class="muted" data-blocked>{blocked}</p>

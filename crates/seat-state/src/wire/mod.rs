@@ -10,6 +10,7 @@ mod hold;
 mod order;
 mod queue;
 mod venue;
+mod webhook;
 
 use serde::{Deserialize, Serialize};
 
@@ -20,6 +21,10 @@ pub use order::{BestRequestBody, HoldOrder};
 pub use queue::{OnSaleDefinition, OnSaleInput, QueuePlace, QueueProgress, QueueSettingsBody, QueueState, QueueStatus};
 pub use venue::{
     CategoryDefinition, ChannelDefinition, Focus, SeatPlace, ShowDocument, ShowOffer, VenueSeat, default_label,
+};
+pub use webhook::{
+    Delivery, DeliveryCounts, RedeliverRequest, Redelivery, WebhookBody, WebhookInput, WebhookList, WebhookStatus,
+    event_id, parse_event_id,
 };
 
 /// A seat in a show definition, as sent by an admin or returned by the server.

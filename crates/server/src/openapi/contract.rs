@@ -65,6 +65,23 @@ fn constrain_schemas(schemas: &mut Value) {
     hold["areas"]["additionalProperties"]["minimum"] = json!(1);
     hold["areas"]["propertyNames"]["pattern"] = json!(PLACE_ID);
     constrain_box_office(schemas);
+    constrain_webhooks(schemas);
+}
+
+/// API.md "Box office (v3)", Webhooks (`webhooks/input.rs` checks the same).
+fn constrain_webhooks(schemas: &mut Value) {
+    let webhook = &mut schemas["WebhookInput"];
+    webhook["required"] = json!(["url", "secret", "events"]);
+    let fields = &mut webhook["properties"];
+    fields["url"] = json!({"type": "string", "pattern": "^https?://[A-Za-z0-9.-]+(:[0-9]{1,5})?(/[A-Za-z0-9._~/-]*)?$",
+                           "maxLength": 2048});
+    fields["secret"] = json!({"type": "string", "pattern": "\\S", "maxLength": 1024});
+    let kinds = ["held", "extended", "confirmed", "released", "expired", "blocked", "unblocked"];
+    fields["events"] = json!({"type": "array", "minItems": 1, "uniqueItems": true, "items": {"enum": kinds}});
+    let redeliver = &mut schemas["RedeliverRequest"];
+    redeliver["required"] = json!(["fromEventId"]);
+    redeliver["properties"]["fromEventId"] =
+        json!({"type": "string", "pattern": "^[a-z0-9][a-z0-9-]{0,63}:[1-9][0-9]{0,17}$"});
 }
 
 /// API.md "Box office (v2)": categories, rows, channels (seat-state's

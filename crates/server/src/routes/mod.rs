@@ -9,6 +9,7 @@ pub mod seats;
 pub mod sessions;
 pub mod shows;
 pub mod time;
+pub mod webhooks;
 
 use utoipa_axum::router::OpenApiRouter;
 
@@ -25,4 +26,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(events::router())
         .merge(admin::router())
         .merge(queue::router())
+        .merge(webhooks::router())
 }

@@ -241,3 +241,5 @@ impl Store for FaultyStore {
         self.inner.append_queue(show_id, entries).await
     }
 }
+
+super::webhooks::delegate_webhook_store!(FaultyStore, inner);

@@ -13,6 +13,8 @@ use seat_state::{Change, Hold, HoldId, HolderId, QueueEntry, ServerMillis, Show}
 
 use super::checkpoint::{hold_in, load_in};
 use super::queue_log::continues;
+
+mod webhooks;
 use super::{
     Checkpoint, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, SessionSeen, Store, Transition,
 };
@@ -32,6 +34,7 @@ struct Inner {
     next_seq: i64,
     /// Each show's queue log, in seq order (entry `i` has seq `i + 1`).
     queues: HashMap<String, Vec<QueueEntry>>,
+    hooks: webhooks::Hooks,
 }
 
 struct StoredShow {

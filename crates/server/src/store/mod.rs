@@ -11,6 +11,7 @@ mod postgres;
 mod queue_log;
 mod shared_memory;
 mod sqlite;
+mod webhooks;
 
 use std::future::Future;
 use std::pin::Pin;
@@ -30,6 +31,7 @@ pub use memory::MemoryStore;
 pub use postgres::PostgresStore;
 pub use shared_memory::SharedMemoryStore;
 pub use sqlite::{Durability, SqliteStore};
+pub use webhooks::{Attempt, DeliveryTally, EventKind, Lane, LaneStep, Webhook, WebhookStore};
 
 /// What creating a show did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -176,9 +178,10 @@ impl<S: Store + ?Sized> Batch for LocalBatch<'_, S> {
     }
 }
 
-/// A durable home for shows, seats and holds.
+/// A durable home for shows, seats and holds (and the webhooks that
+/// deliver their journals: [`WebhookStore`]).
 #[async_trait]
-pub trait Store: Send + Sync + 'static {
+pub trait Store: WebhookStore + Send + Sync + 'static {
     /// Whether other processes write the same shows. A shared store is the
     /// index of record (holds, holders) and the source of what others did.
     fn shared(&self) -> bool {

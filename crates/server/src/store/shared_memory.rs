@@ -168,3 +168,5 @@ impl Store for SharedMemoryStore {
         self.data.append_queue(show_id, entries).await
     }
 }
+
+super::webhooks::delegate_webhook_store!(SharedMemoryStore, data);

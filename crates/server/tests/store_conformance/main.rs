@@ -39,12 +39,14 @@ mod processes;
 mod records;
 mod stores_alone;
 mod support;
+mod webhooks;
 
 use batches::*;
 use checkpoints::*;
 use processes::*;
 use records::*;
 use support::*;
+use webhooks::*;
 
 pub(crate) const T0: ServerMillis = ServerMillis(1_800_000_000_000);
 pub(crate) const SECOND: i64 = 1_000;
@@ -109,6 +111,11 @@ macro_rules! conformance_cases {
                 a_load_starts_from_the_checkpoint_and_recalls_the_evicted_holds_changed_after_it,
                 a_hold_is_read_back_by_id_as_of_a_version,
                 the_newest_checkpoint_is_kept_and_one_ahead_of_the_journal_refused,
+                a_webhook_gets_what_is_committed_after_it_and_all_of_a_later_show,
+                a_claimed_lane_is_nobody_elses_until_let_go_or_its_lease_ends,
+                a_step_needs_the_cursor_it_started_from_and_is_counted,
+                a_rewound_lane_is_due_at_once_and_a_deleted_webhook_has_none,
+                the_journal_comes_a_page_at_a_time,
             );
         }
     };

@@ -81,6 +81,12 @@ impl TestApp {
         Self::assemble(store, clock.shared(), settings, None)
     }
 
+    /// An app over a given store on the system clock (what webhook
+    /// deliveries need: their retries wait on real time).
+    pub fn over_store_on_system_clock(store: Arc<dyn Store>, settings: Settings) -> Self {
+        Self::assemble(store, SystemClock::shared(), settings, None)
+    }
+
     /// The app after a restart: a new `AppState` (no engines, caches, index
     /// or replay window) over the same store and clock. The old state and its
     /// show writers go away.

@@ -6,7 +6,10 @@
 //!   installed;
 //! - churn (random single seats, 1 s holds: mostly writes) and the flash
 //!   sale, each at `synchronous=full` and `synchronous=normal`, each on a
-//!   fresh database file.
+//!   fresh database file;
+//! - the flash sale at `synchronous=full` with a webhook of every kind to a
+//!   receiver in `flash-sale`: what deliveries cost the sale, and their
+//!   rate and lag behind commit (`flash-sale` prints the `webhooks:` line).
 //!
 //! Then the ratios, and whether issue 14's targets hold.
 
@@ -54,6 +57,8 @@ struct Figures {
     seed_sql: Option<(String, Summary)>,
     /// (durability, churn, flash sale)
     sqlite: Vec<(&'static str, Summary, Summary)>,
+    /// The flash sale at synchronous=full with a webhook.
+    with_webhook: Summary,
 }
 
 fn cases(data: &std::path::Path, extra: &[String], seconds: u64, clients: u64) -> Result<Figures, String> {
@@ -87,7 +92,16 @@ fn cases(data: &std::path::Path, extra: &[String], seconds: u64, clients: u64) -
         let sale = run("sale")?;
         sqlite.push((name, churn, sale));
     }
-    Ok(Figures { ceiling, seed_sql, sqlite })
+    let with_webhook = {
+        let servers = Servers::start(&database("sale-webhook-full", ""), 1)?;
+        let step = Step::start(&format!("sale with a webhook, SQLite synchronous=full, against {}", servers.bases[0]));
+        let mut flags = with_workload(extra, "sale");
+        flags.extend(["--webhook".to_owned(), "on".to_owned()]);
+        let summary = flash_sale(&servers, &flags)?;
+        step.done()?;
+        summary
+    };
+    Ok(Figures { ceiling, seed_sql, sqlite, with_webhook })
 }
 
 fn with_workload(extra: &[String], workload: &str) -> Vec<String> {
@@ -136,6 +150,10 @@ impl Figures {
                 sale,
                 format!("{:.2}× the HTTP ceiling", of(sale, &self.ceiling)),
             );
+        }
+        if let Some((_, _, sale)) = self.sqlite.iter().find(|(name, ..)| *name == "full") {
+            let ratio = format!("{:.2}× without", of(&self.with_webhook, sale));
+            row("sale + webhook, SQLite full", &self.with_webhook, ratio);
         }
         self.print_targets(&of);
     }

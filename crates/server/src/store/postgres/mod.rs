@@ -22,6 +22,7 @@ mod listen;
 mod queue;
 mod rows;
 mod tls;
+mod webhooks;
 
 use std::sync::Arc;
 
@@ -41,12 +42,13 @@ use super::{
 };
 
 /// Migrations, in order; each runs once, under a lock, in its own transaction.
-const MIGRATIONS: [&str; 5] = [
+const MIGRATIONS: [&str; 6] = [
     include_str!("../../../migrations/postgres/0001_schema.sql"),
     include_str!("../../../migrations/postgres/0002_blocked_seats.sql"),
     include_str!("../../../migrations/postgres/0003_session_last_seen.sql"),
     include_str!("../../../migrations/postgres/0004_checkpoints.sql"),
     include_str!("../../../migrations/postgres/0005_queue.sql"),
+    include_str!("../../../migrations/postgres/0006_webhooks.sql"),
 ];
 /// The `NOTIFY` channel batch commits announce their show on.
 const CHANNEL: &str = "seathold_changes";

@@ -10,11 +10,21 @@ use crate::store::{JournalEntry, Transition};
 
 /// A show's journal entries after `after`, oldest first.
 pub async fn journal(client: &impl GenericClient, show_id: &str, after: i64) -> anyhow::Result<Vec<JournalEntry>> {
+    journal_page(client, show_id, after, None).await
+}
+
+/// At most `limit` (`None`: all) of a show's journal entries after `after`, oldest first.
+pub async fn journal_page(
+    client: &impl GenericClient,
+    show_id: &str,
+    after: i64,
+    limit: Option<i64>,
+) -> anyhow::Result<Vec<JournalEntry>> {
     let rows = client
         .query(
             "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
-             FROM journal WHERE show_id = $1 AND version > $2 ORDER BY version",
-            &[&show_id, &after],
+             FROM journal WHERE show_id = $1 AND version > $2 ORDER BY version LIMIT $3",
+            &[&show_id, &after, &limit],
         )
         .await?;
     entries(&rows)

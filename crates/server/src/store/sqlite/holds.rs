@@ -162,11 +162,31 @@ pub fn hold_at(connection: &Connection, show_id: &str, hold: &str, version: i64)
 
 /// A show's journal entries after `after`, oldest first.
 pub fn journal(connection: &Connection, show_id: &str, after: i64) -> anyhow::Result<Vec<JournalEntry>> {
+    // SQLite reads a negative LIMIT as none.
+    journal_limited(connection, show_id, after, -1)
+}
+
+/// Up to `limit` of a show's journal entries after `after`, oldest first.
+pub fn journal_page(
+    connection: &Connection,
+    show_id: &str,
+    after: i64,
+    limit: usize,
+) -> anyhow::Result<Vec<JournalEntry>> {
+    journal_limited(connection, show_id, after, i64::try_from(limit).unwrap_or(-1))
+}
+
+fn journal_limited(
+    connection: &Connection,
+    show_id: &str,
+    after: i64,
+    limit: i64,
+) -> anyhow::Result<Vec<JournalEntry>> {
     let mut statement = connection.prepare_cached(
         "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
-         FROM journal WHERE show_id = ?1 AND version > ?2 ORDER BY version",
+         FROM journal WHERE show_id = ?1 AND version > ?2 ORDER BY version LIMIT ?3",
     )?;
-    entries(statement.query(params![show_id, after])?)
+    entries(statement.query(params![show_id, after, limit])?)
 }
 
 /// Journal rows (in the column order the queries above select) as entries.

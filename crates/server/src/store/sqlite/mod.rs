@@ -28,6 +28,7 @@ mod flush;
 mod holds;
 mod lock;
 mod queue;
+mod webhooks;
 
 fn migrations() -> Migrations<'static> {
     Migrations::new(vec![
@@ -40,6 +41,7 @@ fn migrations() -> Migrations<'static> {
         M::up(include_str!("../../../migrations/0007_checkpoints.sql")),
         M::up(include_str!("../../../migrations/0008_journal_check_without_list.sql")),
         M::up(include_str!("../../../migrations/0009_queue.sql")),
+        M::up(include_str!("../../../migrations/0010_webhooks.sql")),
     ])
 }
 

@@ -1,0 +1,103 @@
+//! A webhook's definition as sent, checked: each problem named in one
+//! sentence (the answer's `invalid_webhook` message).
+
+use seat_state::wire::WebhookInput;
+
+use crate::store::EventKind;
+
+/// The longest URL taken.
+const MAX_URL: usize = 2048;
+/// The longest secret taken (characters).
+const MAX_SECRET: usize = 1024;
+
+/// A webhook's checked parts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewWebhook {
+    pub url: String,
+    pub secret: String,
+    pub events: Vec<EventKind>,
+}
+
+/// Checks a `POST /api/admin/webhooks` body; the error is the sentence's
+/// end ("The webhook is invalid: …").
+pub fn parse(input: &WebhookInput) -> Result<NewWebhook, String> {
+    let url = input.url.as_deref().ok_or("url is required")?;
+    if url.len() > MAX_URL {
+        return Err(format!("url is longer than {MAX_URL} bytes"));
+    }
+    let parsed = reqwest::Url::parse(url).map_err(|error| format!("url {url:?} is not a URL ({error})"))?;
+    if !matches!(parsed.scheme(), "http" | "https") {
+        return Err(format!("url must be http or https, not {}", parsed.scheme()));
+    }
+    if parsed.host_str().is_none_or(str::is_empty) {
+        return Err(format!("url {url:?} names no host"));
+    }
+    let secret = input.secret.as_deref().ok_or("secret is required")?;
+    if secret.trim().is_empty() {
+        return Err("secret is empty".to_owned());
+    }
+    if secret.chars().count() > MAX_SECRET {
+        return Err(format!("secret is longer than {MAX_SECRET} characters"));
+    }
+    let names = input.events.as_deref().ok_or("events is required")?;
+    if names.is_empty() {
+        return Err("events names no kind: give at least one of held, extended, confirmed, released, expired, \
+                    blocked, unblocked"
+            .to_owned());
+    }
+    let mut events = Vec::with_capacity(names.len());
+    for name in names {
+        let kind = EventKind::parse(name).ok_or_else(|| {
+            format!(
+                "events names {name:?}, which is not a kind (held, extended, confirmed, released, expired, \
+                 blocked, unblocked)"
+            )
+        })?;
+        if events.contains(&kind) {
+            return Err(format!("events names {name} twice"));
+        }
+        events.push(kind);
+    }
+    Ok(NewWebhook { url: url.to_owned(), secret: secret.to_owned(), events })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(url: &str, secret: &str, events: &[&str]) -> WebhookInput {
+        WebhookInput {
+            url: Some(url.to_owned()),
+            secret: Some(secret.to_owned()),
+            events: Some(events.iter().map(|name| (*name).to_owned()).collect()),
+        }
+    }
+
+    #[test]
+    fn http_and_https_urls_with_known_kinds_are_taken_loopback_included() {
+        for url in ["http://127.0.0.1:9000/hook", "https://hooks.example.com/seathold?x=1", "http://[::1]:80/"] {
+            let parsed = parse(&input(url, "s3cret", &["held", "unblocked"])).unwrap();
+            assert_eq!(parsed.url, url);
+            assert_eq!(parsed.events, [EventKind::Held, EventKind::Unblocked]);
+        }
+    }
+
+    #[test]
+    fn each_problem_is_named() {
+        let cases = [
+            (input("ftp://example.com/x", "s", &["held"]), "url must be http or https, not ftp"),
+            (input("example.com/hook", "s", &["held"]), "is not a URL"),
+            (input("http://127.0.0.1/", "  ", &["held"]), "secret is empty"),
+            (input("http://127.0.0.1/", "s", &[]), "events names no kind"),
+            (input("http://127.0.0.1/", "s", &["sold"]), "events names \"sold\", which is not a kind"),
+            (input("http://127.0.0.1/", "s", &["held", "held"]), "events names held twice"),
+            (WebhookInput { url: None, ..input("", "s", &["held"]) }, "url is required"),
+            (WebhookInput { secret: None, ..input("http://a/", "", &["held"]) }, "secret is required"),
+            (WebhookInput { events: None, ..input("http://a/", "s", &[]) }, "events is required"),
+        ];
+        for (input, expected) in cases {
+            let error = parse(&input).unwrap_err();
+            assert!(error.contains(expected), "{input:?}: {error}");
+        }
+    }
+}
