@@ -130,6 +130,15 @@ impl Store for FaultyStore {
         Ok(Box::new(FaultyBatch { inner, faults: self }))
     }
 
+    /// The queue's writes are not faulted: its batch is the inner store's.
+    async fn begin_queue<'a>(
+        &'a self,
+        show_id: &'a str,
+        after_seq: u64,
+    ) -> Result<Box<dyn super::QueueBatch + 'a>, CommitError> {
+        self.inner.begin_queue(show_id, after_seq).await
+    }
+
     fn changes(&self) -> Option<tokio::sync::broadcast::Receiver<Arc<str>>> {
         self.inner.changes()
     }

@@ -8,6 +8,7 @@ mod faulty;
 mod journal;
 mod memory;
 mod postgres;
+mod queue_batch;
 mod queue_log;
 mod shared_memory;
 mod sqlite;
@@ -29,6 +30,7 @@ pub use journal::{JournalAction, JournalEntry, replay, replay_onto};
 pub use memory::MemoryStore;
 
 pub use postgres::PostgresStore;
+pub use queue_batch::{LocalQueueBatch, QueueBatch};
 pub use shared_memory::SharedMemoryStore;
 pub use sqlite::{Durability, SqliteStore};
 pub use webhooks::{Attempt, DeliveryTally, EventKind, Lane, LaneStep, Webhook, WebhookStore};
@@ -257,6 +259,15 @@ pub trait Store: WebhookStore + Send + Sync + 'static {
     async fn finish_expiries(&self, seqs: Vec<i64>, now: ServerMillis) -> anyhow::Result<()>;
     /// A show's queue log after entry `after_seq`, oldest first.
     async fn queue_log(&self, show_id: &str, after_seq: u64) -> anyhow::Result<Vec<QueueEntry>>;
+    /// Opens a batch of one show's queue for a writer that has applied the
+    /// log through `after_seq`.
+    async fn begin_queue<'a>(
+        &'a self,
+        show_id: &'a str,
+        _after_seq: u64,
+    ) -> Result<Box<dyn QueueBatch + 'a>, CommitError> {
+        Ok(Box::new(LocalQueueBatch::new(self, show_id)))
+    }
     /// Appends entries to a show's queue log, all or nothing, durably. They
     /// must continue the log: `CommitError::Stale` when another writer
     /// appended first (nothing is written then).

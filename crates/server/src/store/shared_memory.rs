@@ -12,11 +12,11 @@ use async_trait::async_trait;
 use tokio::sync::{OwnedMutexGuard, broadcast};
 
 use seat_state::wire::ShowSummary;
-use seat_state::{Hold, HoldId, HolderId, ServerMillis, Show};
+use seat_state::{Hold, HoldId, HolderId, QueueEntry, ServerMillis, Show};
 
 use super::{
-    Batch, Checkpoint, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, MemoryStore, SessionSeen, Store,
-    Transition,
+    Batch, Checkpoint, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, MemoryStore, QueueBatch,
+    SessionSeen, Store, Transition,
 };
 use crate::clock::SharedClock;
 
@@ -34,12 +34,46 @@ impl SharedMemoryStore {
         Self { data: MemoryStore::default(), clock, locks: Arc::default(), hints: broadcast::channel(1024).0 }
     }
 
-    async fn lock_show(&self, show_id: &str) -> Result<OwnedMutexGuard<()>, CommitError> {
+    /// `key` is a show id, or [`queue_key`] of one.
+    async fn lock_show(&self, key: &str) -> Result<OwnedMutexGuard<()>, CommitError> {
         let lock = {
             let mut locks = self.locks.lock().map_err(|_| anyhow::anyhow!("show locks poisoned"))?;
-            Arc::clone(locks.entry(show_id.to_owned()).or_default())
+            Arc::clone(locks.entry(key.to_owned()).or_default())
         };
         Ok(lock.lock_owned().await)
+    }
+}
+
+/// The lock of a show's queue, apart from its seats' (as PostgreSQL's
+/// advisory keys are): a join never waits behind a hold.
+fn queue_key(show_id: &str) -> String {
+    format!("{show_id}\0queue")
+}
+
+/// A queue batch under its show's queue lock.
+struct SharedQueueBatch<'a> {
+    store: &'a SharedMemoryStore,
+    show_id: &'a str,
+    _lock: OwnedMutexGuard<()>,
+    now: ServerMillis,
+    missed: Vec<QueueEntry>,
+}
+
+#[async_trait]
+impl QueueBatch for SharedQueueBatch<'_> {
+    fn now(&self) -> Option<ServerMillis> {
+        Some(self.now)
+    }
+
+    fn take_missed(&mut self) -> Vec<QueueEntry> {
+        std::mem::take(&mut self.missed)
+    }
+
+    async fn append(self: Box<Self>, entries: Vec<QueueEntry>) -> Result<(), CommitError> {
+        if entries.is_empty() {
+            return Ok(());
+        }
+        self.store.data.append_queue(self.show_id, entries).await
     }
 }
 
@@ -85,6 +119,16 @@ impl Store for SharedMemoryStore {
         let clock = self.clock.now();
         let now = loaded.latest_at.map_or(clock, |latest| latest.max(clock));
         Ok(Box::new(SharedBatch { store: self, show_id, _lock: lock, now, missed }))
+    }
+
+    async fn begin_queue<'a>(
+        &'a self,
+        show_id: &'a str,
+        after_seq: u64,
+    ) -> Result<Box<dyn QueueBatch + 'a>, CommitError> {
+        let lock = self.lock_show(&queue_key(show_id)).await?;
+        let missed = self.data.queue_log(show_id, after_seq).await?;
+        Ok(Box::new(SharedQueueBatch { store: self, show_id, _lock: lock, now: self.clock.now(), missed }))
     }
 
     fn changes(&self) -> Option<broadcast::Receiver<Arc<str>>> {

@@ -16,7 +16,7 @@ use super::{Around, Joined, QueueCommand, QueueError};
 use crate::clock::SharedClock;
 use crate::engine::{Decided, EngineError, ShowHandle};
 use crate::metrics::Metrics;
-use crate::store::{CommitError, Store};
+use crate::store::Store;
 
 /// Requests decided together, at most.
 const BATCH: usize = 512;
@@ -66,10 +66,9 @@ impl QueueActor {
         self.catch_up().await
     }
 
-    /// The batch's instant: the store's clock when processes share it, and
-    /// never earlier than an instant the log already has.
-    async fn now(&self) -> ServerMillis {
-        let store_clock = if self.store.shared() { self.store.clock().await.ok().flatten() } else { None };
+    /// The batch's instant: the store's clock when it decides (processes
+    /// share it), and never earlier than an instant the log already has.
+    fn now(&self, store_clock: Option<ServerMillis>) -> ServerMillis {
         let now = store_clock.unwrap_or_else(|| self.clock.now());
         self.queue.latest_at().map_or(now, |latest| now.max(latest))
     }
@@ -115,36 +114,32 @@ impl QueueActor {
         set(&self.metrics.queue.admitted, self.queue.admitted_through(now));
     }
 
-    /// Decides, writes and answers one batch; returns its instant.
+    /// Decides, writes and answers one batch; returns its instant. On a
+    /// shared store the batch holds the queue's lock, so its append only
+    /// fails when storage does.
     async fn serve(&mut self, batch: Vec<QueueCommand>) -> ServerMillis {
-        if self.store.shared()
-            && let Err(error) = self.catch_up().await
-        {
-            let now = self.clock.now();
-            fail(batch, || QueueError::Engine(storage(anyhow::anyhow!("{error:#}"))));
-            return now;
-        }
-        let mut now = self.now().await;
-        let (mut entries, mut outcomes) = self.decide(&batch, now);
-        if !entries.is_empty() {
-            let mut written = self.store.append_queue(&self.show_id, entries).await;
-            if let Err(CommitError::Stale(_)) = written {
-                // Another process appended first: decide again on its entries, once.
-                if self.rebuild().await.is_ok() {
-                    now = self.now().await;
-                    (entries, outcomes) = self.decide(&batch, now);
-                    written =
-                        if entries.is_empty() { Ok(()) } else { self.store.append_queue(&self.show_id, entries).await };
-                }
-            }
-            if let Err(error) = written {
-                tracing::warn!(show = %self.show_id, error = %error, "queue append failed; reloading");
-                if let Err(error) = self.rebuild().await {
-                    tracing::error!(show = %self.show_id, error = ?error, "queue reload failed");
-                }
+        let (store, show_id) = (Arc::clone(&self.store), Arc::clone(&self.show_id));
+        let mut open = match store.begin_queue(&show_id, self.queue.seq()).await {
+            Ok(open) => open,
+            Err(error) => {
+                tracing::warn!(show = %self.show_id, error = %error, "queue batch could not begin");
                 fail(batch, || QueueError::Engine(EngineError::Unavailable));
-                return now;
+                return self.clock.now();
             }
+        };
+        for entry in open.take_missed() {
+            self.queue.apply(&entry);
+        }
+        let now = self.now(open.now());
+        let (entries, outcomes) = self.decide(&batch, now);
+        if let Err(error) = open.append(entries).await {
+            // The batch's entries are applied here but may not be stored.
+            tracing::warn!(show = %self.show_id, error = %error, "queue append failed; reloading");
+            if let Err(error) = self.rebuild().await {
+                tracing::error!(show = %self.show_id, error = ?error, "queue reload failed");
+            }
+            fail(batch, || QueueError::Engine(EngineError::Unavailable));
+            return now;
         }
         for (command, outcome) in batch.into_iter().zip(outcomes) {
             self.answer(command, outcome, now);

@@ -147,6 +147,15 @@ impl Store for PostgresStore {
         Ok(Box::new(batch::PgBatch::begin(client, show_id, version).await?))
     }
 
+    async fn begin_queue<'a>(
+        &'a self,
+        show_id: &'a str,
+        after_seq: u64,
+    ) -> Result<Box<dyn crate::store::QueueBatch + 'a>, CommitError> {
+        let client = self.client().await?;
+        Ok(Box::new(queue::PgQueueBatch::begin(client, show_id, after_seq).await?))
+    }
+
     fn changes(&self) -> Option<broadcast::Receiver<Arc<str>>> {
         Some(self.hints.subscribe())
     }
