@@ -1,6 +1,7 @@
 //! Where the server's random choices come from, injected beside the clock:
 //! the operating system's in service, a seeded sequence in the simulator
-//! (so one seed replays one run, a waiting room's draw included).
+//! (so one seed replays one run: session tokens and holder ids, made hold
+//! ids and a waiting room's draw).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -13,6 +14,15 @@ pub trait Randomness: Send + Sync + std::fmt::Debug + 'static {
 
 /// Shared by every part of the server.
 pub type SharedRandomness = Arc<dyn Randomness>;
+
+/// Fills `bytes` from the source; `None` when it cannot answer.
+pub fn fill(randomness: &dyn Randomness, bytes: &mut [u8]) -> Option<()> {
+    for chunk in bytes.chunks_mut(8) {
+        let word = randomness.next_u64()?.to_le_bytes();
+        chunk.copy_from_slice(&word[..chunk.len()]);
+    }
+    Some(())
+}
 
 /// The operating system's randomness (`getrandom`).
 #[derive(Debug, Default)]

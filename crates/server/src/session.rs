@@ -11,6 +11,7 @@ use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 
 use crate::error::AppError;
+use crate::randomness::{Randomness, fill};
 use crate::state::AppState;
 
 pub use cache::{DEFAULT_CAPACITY as DEFAULT_SESSION_CACHE, SessionCache};
@@ -19,11 +20,12 @@ pub use cache::{DEFAULT_CAPACITY as DEFAULT_SESSION_CACHE, SessionCache};
 pub const COOKIE_NAME: &str = "seathold_session";
 
 /// A new secret token (256 random bits) and a public holder id (64 bits).
-pub fn new_credentials() -> anyhow::Result<(String, String)> {
+pub fn new_credentials(randomness: &dyn Randomness) -> anyhow::Result<(String, String)> {
     let mut secret = [0u8; 32];
     let mut public = [0u8; 8];
-    getrandom::fill(&mut secret).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
-    getrandom::fill(&mut public).map_err(|e| anyhow::anyhow!("no randomness: {e}"))?;
+    let no_randomness = || anyhow::anyhow!("no randomness");
+    fill(randomness, &mut secret).ok_or_else(no_randomness)?;
+    fill(randomness, &mut public).ok_or_else(no_randomness)?;
     Ok((hex::encode(secret), format!("h-{}", hex::encode(public))))
 }
 

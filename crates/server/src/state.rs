@@ -35,6 +35,8 @@ pub struct Shared {
     pub streams: StreamSlots,
     /// Mark the session cookie `Secure` (the server is behind TLS).
     pub secure_cookie: bool,
+    /// Where session tokens and holder ids come from (as the engines' choices).
+    pub randomness: crate::randomness::SharedRandomness,
 }
 
 /// A day: longer than any sale a customer sits through, short enough that
@@ -53,8 +55,8 @@ pub struct Settings {
     pub session_idle_ms: i64,
     /// How long settled holds stay in memory; how often checkpoints are written.
     pub retention: crate::engine::Retention,
-    /// Where random choices come from (a waiting room's draw): the OS's,
-    /// or a seeded sequence in the simulator.
+    /// Where random choices come from (sessions, made hold ids, a waiting
+    /// room's draw): the OS's, or a seeded sequence in the simulator.
     pub randomness: crate::randomness::SharedRandomness,
 }
 
@@ -92,7 +94,7 @@ impl AppState {
         let engines = Arc::new(
             Engines::new(Arc::clone(&store), Arc::clone(&metrics), Arc::clone(&clock))
                 .with_retention(settings.retention)
-                .with_randomness(settings.randomness),
+                .with_randomness(Arc::clone(&settings.randomness)),
         );
         engines.follow_other_processes();
         let stopping = Arc::new(tokio::sync::watch::Sender::new(false));
@@ -110,6 +112,7 @@ impl AppState {
             streams: StreamSlots::new(settings.limits.streams),
             limits: settings.limits,
             secure_cookie: settings.secure_cookie,
+            randomness: settings.randomness,
         }))
     }
 }

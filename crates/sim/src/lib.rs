@@ -52,8 +52,8 @@ pub struct Report {
     pub evicted: u64,
     pub recalled: u64,
     pub checkpoints: u64,
-    /// A hash of the stored journals, with server-made ids (holders, holds)
-    /// named by first appearance: equal for two runs of one seed.
+    /// A hash of the stored journals, server-made ids (holders, holds)
+    /// included: equal for two runs of one seed.
     pub fingerprint: u64,
 }
 

@@ -16,7 +16,7 @@ use seat_state::{ServerMillis, Show};
 use seathold_server::app::router;
 use seathold_server::clock::TestClock;
 use seathold_server::engine::Retention;
-use seathold_server::randomness::SeededRandomness;
+use seathold_server::randomness::{Randomness, SeededRandomness};
 use seathold_server::state::{AppState, Settings};
 use seathold_server::store::{FaultyStore, MemoryStore, SharedMemoryStore, SqliteStore, Store};
 
@@ -62,8 +62,9 @@ pub struct World {
     /// One process, or two sharing the store.
     pub apps: Vec<App>,
     pub shows: Vec<Show>,
-    /// The run's seed: the servers' randomness comes from it.
-    seed: u64,
+    /// Seeds for the processes' randomness, drawn from the run's seed: a
+    /// restarted process does not replay its predecessor's tokens and ids.
+    seeds: SeededRandomness,
     _dir: Option<tempfile::TempDir>,
 }
 
@@ -117,7 +118,8 @@ impl World {
         }
         let faulty = FaultyStore::new(Arc::clone(&truth));
         let processes = if kind == StoreKind::Shared { 2 } else { 1 };
-        let mut world = Self { clock, faulty, truth, apps: Vec::new(), shows, seed, _dir: dir };
+        let seeds = SeededRandomness::new(seed);
+        let mut world = Self { clock, faulty, truth, apps: Vec::new(), shows, seeds, _dir: dir };
         world.apps = (0..processes).map(|_| world.start()).collect();
         Ok(world)
     }
@@ -127,8 +129,10 @@ impl World {
         // Settled holds leave memory after seconds and checkpoints come every
         // few dozen versions, so runs recall holds and load from checkpoints.
         let retention = Retention { keep_settled_ms: 3_000, checkpoint_every: 25 };
-        // The waiting room's draw comes from the run's seed, so a seed replays it.
-        let randomness = Arc::new(SeededRandomness::new(self.seed));
+        // Sessions, made hold ids and the waiting room's draw come from the
+        // run's seed, so a seed replays them.
+        let seed = self.seeds.next_u64().unwrap_or_default();
+        let randomness = Arc::new(SeededRandomness::new(seed));
         let settings = Settings { admin_token: admin, retention, randomness, ..Settings::default() };
         let state = AppState::with_settings(Arc::new(self.faulty.clone()), self.clock.shared(), settings);
         App { router: router(state.clone(), None), state }

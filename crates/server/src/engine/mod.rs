@@ -58,6 +58,8 @@ pub struct Engines {
 #[derive(Clone)]
 pub struct ShowHandle {
     commands: mpsc::Sender<Command>,
+    /// What a made hold id is drawn from: the injected clock and randomness.
+    ids: (SharedClock, crate::randomness::SharedRandomness),
     /// The show's waiting room settings, as created (the definition is immutable).
     on_sale: Option<seat_state::OnSale>,
 }
@@ -130,7 +132,8 @@ impl Engines {
         );
         let (commands, receiver) = mpsc::channel(QUEUE);
         tokio::spawn(writer.run(receiver));
-        Ok(ShowHandle { commands, on_sale })
+        let ids = (Arc::clone(&self.clock), Arc::clone(&self.randomness));
+        Ok(ShowHandle { commands, ids, on_sale })
     }
 
     /// The engine of the show a hold belongs to; `None` for an unknown hold.
@@ -245,7 +248,7 @@ impl ShowHandle {
         body: HoldOrder,
         admission: Admission,
     ) -> Result<Decided<Written>, EngineError> {
-        let generated_id = generated_hold_id()?;
+        let generated_id = generated_hold_id(self.ids.0.now(), &*self.ids.1)?;
         self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, admission, reply })).await
     }
 
@@ -308,35 +311,53 @@ impl ShowHandle {
     }
 }
 
-/// A hold id the server makes when the client gave none: the wall-clock
-/// millisecond (48 bits) then 80 random bits, in hex. Ids made one after
-/// another sort together, so storing one touches the end of the hold-id
-/// index rather than a random page of it (as UUIDv7 does); 80 random bits
-/// keep ids made in one millisecond apart. The time is only for locality:
+/// A hold id the server makes when the client gave none: the millisecond
+/// `now` (48 bits) then 80 random bits, in hex. Ids made one after another
+/// sort together, so storing one touches the end of the hold-id index
+/// rather than a random page of it (as UUIDv7 does); 80 random bits keep
+/// ids made in one millisecond apart. The time is only for locality:
 /// nothing is decided by it.
-pub fn generated_hold_id() -> Result<HoldId, EngineError> {
-    let millis = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap_or_default().as_millis();
+pub fn generated_hold_id(
+    now: ServerMillis,
+    randomness: &dyn crate::randomness::Randomness,
+) -> Result<HoldId, EngineError> {
     let mut random = [0u8; 10];
-    getrandom::fill(&mut random).map_err(|e| EngineError::Internal(anyhow::anyhow!("no randomness: {e}")))?;
-    let time = (millis as u64 & 0xffff_ffff_ffff).to_be_bytes();
+    crate::randomness::fill(randomness, &mut random).ok_or_else(|| EngineError::internal("no randomness"))?;
+    let time = (now.0.max(0) as u64 & 0xffff_ffff_ffff).to_be_bytes();
     HoldId::parse(&format!("{}{}", hex::encode(&time[2..]), hex::encode(random)))
         .map_err(|e| EngineError::Internal(e.into()))
 }
 
 #[cfg(test)]
 mod tests {
+    use seat_state::ServerMillis;
+
     use super::generated_hold_id;
+    use crate::randomness::{OsRandomness, SeededRandomness};
 
     #[test]
     fn generated_ids_are_32_hex_digits_in_the_order_they_were_made() {
-        let first = generated_hold_id().unwrap();
-        std::thread::sleep(std::time::Duration::from_millis(2));
-        let second = generated_hold_id().unwrap();
+        let os = OsRandomness;
+        let first = generated_hold_id(ServerMillis(1_796_000_000_000), &os).unwrap();
+        let second = generated_hold_id(ServerMillis(1_796_000_000_002), &os).unwrap();
         for id in [&first, &second] {
             assert_eq!(id.as_str().len(), 32);
             assert!(id.as_str().bytes().all(|b| b.is_ascii_hexdigit()), "{id}");
         }
         assert!(first.as_str() < second.as_str(), "{first} then {second}");
-        assert_ne!(generated_hold_id().unwrap(), generated_hold_id().unwrap());
+        let now = ServerMillis(1_796_000_000_000);
+        assert_ne!(generated_hold_id(now, &os).unwrap(), generated_hold_id(now, &os).unwrap());
+    }
+
+    #[test]
+    fn one_seed_makes_one_sequence_of_ids() {
+        let now = ServerMillis(1_796_000_000_000);
+        let ids = |seed| {
+            let seeded = SeededRandomness::new(seed);
+            [generated_hold_id(now, &seeded).unwrap(), generated_hold_id(now, &seeded).unwrap()]
+        };
+        assert_eq!(ids(7), ids(7));
+        assert_ne!(ids(7), ids(8));
+        assert_ne!(ids(7)[0], ids(7)[1]);
     }
 }

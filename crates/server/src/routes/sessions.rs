@@ -31,7 +31,7 @@ async fn create_session(
     State(state): State<AppState>,
     Now(now): Now,
 ) -> Result<impl IntoResponse, AppError> {
-    let (token, holder_id) = new_credentials()?;
+    let (token, holder_id) = new_credentials(&*state.randomness)?;
     let hash = token_hash(&token);
     state.store.create_session(&hash, &holder_id, now).await?;
     state.sessions.remember(hash, Arc::from(holder_id.as_str()), now);

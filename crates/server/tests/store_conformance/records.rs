@@ -120,9 +120,10 @@ pub(crate) async fn a_stale_commit_for_a_held_seat_is_refused_whole(f: Fixture) 
     commit(store, "conf", &[first]).await.unwrap();
     let before = Stored::read(store, "conf").await;
 
-    let mut stale = ShowState::new(show);
+    let mut stale = ShowState::new(show.clone());
     let conflicting = decide(&mut stale, "h-2", json!({"seats": ["A2", "A1"]}), "hold-two", T0.plus_millis(SECOND));
     let result = commit(store, "conf", &[conflicting]).await;
+    assert_not_oversold(store, &show, T0.plus_millis(SECOND)).await;
     assert!(matches!(result, Err(CommitError::Stale(_))), "{result:?}");
     assert_nothing_written(store, "conf", &before, &["hold-two"], &["h-2"]).await;
     assert_eq!(due_holds(store, T0.plus_millis(HOUR)).await, ["hold-one"], "no outbox entry for it");
@@ -139,11 +140,12 @@ pub(crate) async fn a_stale_commit_over_an_area_capacity_is_refused_whole(f: Fix
     commit(store, "conf", &[first]).await.unwrap();
     let before = Stored::read(store, "conf").await;
 
-    let mut stale = ShowState::new(show);
+    let mut stale = ShowState::new(show.clone());
     let now = T0.plus_millis(SECOND);
     let seat = decide(&mut stale, "h-2", json!({"seats": ["A2"]}), "hold-two", now);
     let too_many = decide(&mut stale, "h-3", json!({"areas": {"floor": 2}}), "hold-three", now);
     let result = commit(store, "conf", &[seat, too_many]).await;
+    assert_not_oversold(store, &show, now).await;
     assert!(matches!(result, Err(CommitError::Stale(_))), "{result:?}");
     assert_nothing_written(store, "conf", &before, &["hold-two", "hold-three"], &["h-2", "h-3"]).await;
     assert_eq!(due_holds(store, T0.plus_millis(HOUR)).await, ["hold-one"], "no outbox entry for them");

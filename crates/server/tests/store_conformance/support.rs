@@ -144,3 +144,29 @@ pub(crate) fn created(result: anyhow::Result<CreateShow>) {
 pub(crate) fn none() -> Arc<[Transition]> {
     Vec::new().into()
 }
+
+/// Fails naming the conflict when what the store keeps at `now` has a seat
+/// in two live holds (held or confirmed) or an area over its capacity: the
+/// reason a stale batch must be refused, checked before how it was.
+pub(crate) async fn assert_not_oversold(store: &dyn Store, show: &Show, now: ServerMillis) {
+    let holds = store.load_holds(show.id.as_str()).await.unwrap().holds;
+    let live: Vec<&Hold> =
+        holds.iter().filter(|hold| matches!(hold.status_at(now), HoldStatus::Held | HoldStatus::Confirmed)).collect();
+    let mut seen = std::collections::HashMap::new();
+    for hold in &live {
+        for seat in &hold.seats {
+            if let Some(first) = seen.insert(seat.clone(), hold.id.clone()) {
+                panic!("seat {seat} is in two live holds: {first} and {}", hold.id);
+            }
+        }
+    }
+    for area in &show.areas {
+        let taken: u32 = live
+            .iter()
+            .flat_map(|hold| &hold.areas)
+            .filter(|(id, _)| *id == area.id)
+            .map(|(_, places)| places.get())
+            .sum();
+        assert!(taken <= area.capacity, "area {} holds {taken} places over its capacity {}", area.id, area.capacity);
+    }
+}
