@@ -30,7 +30,7 @@ use crate::static_files;
 
 /// The whole application; `web_dist` serves the built UI at `/` when given.
 pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
-    let timed = metrics::TrackLatency(Arc::clone(&state.metrics));
+    let timed = metrics::TrackLatency(Arc::clone(&state.edge_metrics));
     let (api, api_doc) = routes::router().routes(routes!(openapi::openapi_json)).split_for_parts();
     let (operations, operations_doc) = routes::health::router().split_for_parts();
     let document = openapi::document(api_doc, operations_doc).unwrap_or_else(|error| {

@@ -2,31 +2,28 @@
 //! `seat-state`. `main.rs` only parses the command line and calls [`run`].
 
 pub mod app;
-pub mod clock;
 pub mod config;
 pub mod definitions;
 pub mod demo;
 pub mod encoded;
-pub mod engine;
 pub mod error;
 pub mod extract;
 pub mod limits;
 pub mod listen;
 pub mod metrics;
 pub mod openapi;
-pub mod operator;
 pub mod prerender;
-pub mod randomness;
 pub mod routes;
 pub mod security;
 pub mod session;
 pub mod state;
 pub mod static_files;
-pub mod store;
-pub mod sweep;
 pub mod telemetry;
 pub mod venue_csv;
 pub mod webhooks;
+
+// The core's modules under their old paths: the edge reads them as its own.
+pub use seathold_core::{clock, engine, operator, randomness, store, sweep};
 
 use std::io::Write;
 use std::sync::Arc;

@@ -5,7 +5,7 @@ use std::sync::Arc;
 use crate::clock::SharedClock;
 use crate::engine::Engines;
 use crate::limits::{Limits, RateLimits, StreamSlots};
-use crate::metrics::Metrics;
+use crate::metrics::{EdgeMetrics, Metrics};
 use crate::session::SessionCache;
 use crate::store::Store;
 
@@ -22,7 +22,10 @@ pub struct Shared {
     pub sessions: SessionCache,
     /// A session no request used for this long is gone.
     pub session_idle_ms: i64,
+    /// The core's series (the writers', the queue's, the sweep's).
     pub metrics: Arc<Metrics>,
+    /// The edge's series (requests, webhook deliveries), in the same registry.
+    pub edge_metrics: Arc<EdgeMetrics>,
     pub engines: Arc<Engines>,
     /// Show definitions as sent, written once per show.
     pub definitions: crate::definitions::Definitions,
@@ -90,7 +93,7 @@ impl AppState {
     }
 
     pub fn with_settings(store: Arc<dyn Store>, clock: SharedClock, settings: Settings) -> Self {
-        let metrics = Arc::new(Metrics::default());
+        let (metrics, edge_metrics) = EdgeMetrics::with_core();
         let engines = Arc::new(
             Engines::new(Arc::clone(&store), Arc::clone(&metrics), Arc::clone(&clock))
                 .with_retention(settings.retention)
@@ -105,6 +108,7 @@ impl AppState {
             sessions: SessionCache::new(settings.session_cache),
             session_idle_ms: settings.session_idle_ms,
             metrics,
+            edge_metrics,
             engines,
             definitions: crate::definitions::Definitions::default(),
             stopping,

@@ -20,10 +20,10 @@ def record(name, files):
     open(f'{ROOT}/crates/sim/mutations/{name}.patch', 'w').write(diff)
     subprocess.run(['git', 'checkout', '--', *files], cwd=ROOT, check=True)
     edit.touched = set()
-A = 'crates/server/src/engine/actor.rs'
-D = 'crates/server/src/engine/decide.rs'
-M = 'crates/server/src/engine/mod.rs'
-C = 'crates/server/src/engine/commands.rs'
+A = 'crates/core/src/engine/actor.rs'
+D = 'crates/core/src/engine/decide.rs'
+M = 'crates/core/src/engine/mod.rs'
+C = 'crates/core/src/engine/commands.rs'
 H = 'crates/server/src/routes/holds.rs'
 
 edit(A, 'self.latest = store_now.unwrap_or_else(|| self.clock.now()).max(self.latest);', 'self.latest = store_now.unwrap_or_else(|| self.clock.now());')
@@ -40,11 +40,11 @@ record('same-instant-order-by-id', ['crates/seat-state/src/venue/mod.rs'])
 
 edit(D, 'if foreign.contains(&request.hold_id) || self.belongs_elsewhere(&request.hold_id) {', 'if foreign.contains(&request.hold_id) {')
 edit(D, '    /// Whether another show already has a hold with this id.\n', '    /// Whether another show already has a hold with this id.\n    #[allow(dead_code)]\n')
-edit('crates/server/src/store/memory.rs', '                && inner.hold_ids.contains_key(&hold.id)', '                && inner.hold_ids.get(&hold.id).is_some_and(|(owner, ..)| owner == show_id)')
-record('hold-id-per-show', [D, 'crates/server/src/store/memory.rs'])
+edit('crates/core/src/store/memory.rs', '                && inner.hold_ids.contains_key(&hold.id)', '                && inner.hold_ids.get(&hold.id).is_some_and(|(owner, ..)| owner == show_id)')
+record('hold-id-per-show', [D, 'crates/core/src/store/memory.rs'])
 
 # Holds that left memory are never recalled from the store (issue 15).
-RT = 'crates/server/src/engine/retain.rs'
+RT = 'crates/core/src/engine/retain.rs'
 edit(RT, '        let mut missing: Vec<HoldId> = ids.into_iter().filter(|id| self.state.hold(id).is_none()).collect();', '        let mut missing: Vec<HoldId> = ids.into_iter().filter(|_| false).collect();')
 record('evicted-holds-not-recalled', [RT])
 

@@ -75,7 +75,7 @@ impl Deliveries {
         let sender = sender::Sender {
             store: Arc::clone(&state.store),
             clock: Arc::clone(&state.clock),
-            metrics: Arc::clone(&state.metrics),
+            metrics: Arc::clone(&state.edge_metrics),
             settings,
             client,
             owner: owner_name()?,

@@ -14,7 +14,7 @@ use seat_state::ServerMillis;
 use super::payload::PlacesCache;
 use super::{WebhookSettings, retry, sign};
 use crate::clock::SharedClock;
-use crate::metrics::Metrics;
+use crate::metrics::EdgeMetrics;
 use crate::store::{Attempt, EventKind, JournalEntry, Lane, LaneStep, Store, Webhook};
 
 /// Lanes worked at once by one process.
@@ -31,7 +31,7 @@ const FOLD_FOR: Duration = Duration::from_millis(200);
 pub(super) struct Sender {
     pub(super) store: Arc<dyn Store>,
     pub(super) clock: SharedClock,
-    pub(super) metrics: Arc<Metrics>,
+    pub(super) metrics: Arc<EdgeMetrics>,
     pub(super) settings: WebhookSettings,
     pub(super) client: reqwest::Client,
     /// This sender's name on its leases.

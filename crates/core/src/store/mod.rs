@@ -4,12 +4,14 @@
 //! conformance suite (`tests/store_conformance/`) runs against every one.
 
 mod checkpoint;
+#[cfg(feature = "testkit")]
 mod faulty;
 mod journal;
 mod memory;
 mod postgres;
 mod queue_batch;
 mod queue_log;
+#[cfg(feature = "testkit")]
 mod shared_memory;
 mod sqlite;
 mod webhooks;
@@ -24,6 +26,7 @@ use seat_state::wire::ShowSummary;
 use seat_state::{Change, Hold, HoldId, HolderId, QueueEntry, Retired, SeatId, ServerMillis, Show};
 
 pub use checkpoint::Checkpoint;
+#[cfg(feature = "testkit")]
 pub use faulty::{CommitFault, Faults, FaultyStore};
 use journal::replay_blocked_onto;
 pub use journal::{JournalAction, JournalEntry, replay, replay_onto};
@@ -31,6 +34,7 @@ pub use memory::MemoryStore;
 
 pub use postgres::PostgresStore;
 pub use queue_batch::{LocalQueueBatch, QueueBatch};
+#[cfg(feature = "testkit")]
 pub use shared_memory::SharedMemoryStore;
 pub use sqlite::{Durability, SqliteStore};
 pub use webhooks::{Attempt, DeliveryTally, EventKind, Lane, LaneStep, Webhook, WebhookStore};

@@ -191,6 +191,7 @@ pub trait WebhookStore: Send + Sync {
 }
 
 /// Implements [`WebhookStore`] for a store that wraps another (`$inner`).
+#[cfg(feature = "testkit")]
 macro_rules! delegate_webhook_store {
     ($store:ty, $inner:ident) => {
         #[async_trait::async_trait]
@@ -247,4 +248,5 @@ macro_rules! delegate_webhook_store {
         }
     };
 }
+#[cfg(feature = "testkit")]
 pub(super) use delegate_webhook_store;

@@ -1,21 +1,19 @@
 //! The boundaries docs/architecture.md marks *(tidy)*, checked by reading
-//! the source tree (rust-analyzer's "tidy" tests): a broken boundary fails here with its file and line.
+//! the source tree and the crate graph (rust-analyzer's "tidy" tests): a
+//! broken boundary fails here with its file and line, or its chain.
+
+mod crate_graph;
+mod imports;
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
-/// The server's core, which never knows HTTP: deciding, storing, sweeping,
-/// time. Everything else in the server is the HTTP edge (routes, middleware,
-/// extractors, the accept loop), which colleagues grow file by file.
-const SERVER_CORE: &[&str] = &[
-    "crates/server/src/engine/",
-    "crates/server/src/store/",
-    "crates/server/src/sweep.rs",
-    "crates/server/src/clock.rs",
-    "crates/server/src/state.rs",
-    "crates/server/src/config.rs",
-    "crates/server/src/demo.rs",
-];
+/// Code that never knows HTTP: the core crate (which the crate graph guards
+/// too), and the server's command line and demo shows.
+const HTTP_FREE: &[&str] = &["crates/core/src/", "crates/server/src/config.rs", "crates/server/src/demo.rs"];
+
+/// The one place that knows SQL.
+const STORE: &str = "crates/core/src/store/";
 
 /// Words that mean a file knows HTTP.
 const HTTP_WORDS: &[&str] = &["axum::", "axum_", "use axum", "http::", "hyper::", "tower_http::"];
@@ -98,17 +96,17 @@ fn without_comment(line: &str) -> &str {
 fn check(sources: &[Source]) -> Vec<Violation> {
     let mut found = Vec::new();
     for source in sources {
-        let in_server = source.is_under("crates/server/src/");
+        let in_server = source.is_under("crates/server/src/") || source.is_under("crates/core/src/");
         let in_rules = source.is_under("crates/seat-state/src/");
         let in_web = source.is_under("web/src/");
-        let in_core = SERVER_CORE.iter().any(|module| source.is_under(module));
+        let in_core = HTTP_FREE.iter().any(|module| source.is_under(module));
         // The web's API module: `api.rs` and its submodules under `api/`.
         let in_web_api = source.path == "web/src/api.rs" || source.is_under("web/src/api/");
         if in_core || in_rules || (in_web && !in_web_api) {
             found.extend(source.find("HTTP in the server's core, seat-state or web model", HTTP_WORDS));
         }
-        if (in_server && !source.is_under("crates/server/src/store/")) || in_rules || in_web {
-            found.extend(source.find("SQL outside crates/server/src/store/", SQL_WORDS));
+        if (in_server && !source.is_under(STORE)) || in_rules || in_web {
+            found.extend(source.find("SQL outside crates/core/src/store/", SQL_WORDS));
         }
         if in_web && !in_web_api {
             found.extend(source.find("an API URL outside web/src/api.rs", &["\"/api", "/api/"]));
@@ -188,7 +186,7 @@ fn report(violations: &[Violation]) -> String {
 #[test]
 fn the_source_tree_keeps_the_readmes_boundaries() {
     let mut sources = Vec::new();
-    for dir in ["crates/server/src", "crates/seat-state/src", "web/src"] {
+    for dir in ["crates/core/src", "crates/server/src", "crates/seat-state/src", "web/src"] {
         sources.extend(sources_under(dir));
     }
     assert!(sources.len() > 30, "the tree was not found: {} files under {}", sources.len(), root().display());
@@ -201,7 +199,76 @@ fn the_source_tree_keeps_the_readmes_boundaries() {
         SEAT_STATE_DEPENDENCIES,
         SEAT_STATE_OPTIONAL_DEPENDENCIES,
     ));
+    violations.extend(web_models_reaching_components(&sources));
     assert!(violations.is_empty(), "boundaries broken:\n{}", report(&violations));
+}
+
+/// Web model code reaching a component through any chain of modules.
+fn web_models_reaching_components(sources: &[Source]) -> Vec<Violation> {
+    let graph = imports::ModuleGraph::new("web/src/", sources);
+    let is_component = |module: &str| module == "components" || module.starts_with("components::");
+    let is_model = |module: &str| !module.is_empty() && !is_component(module);
+    graph
+        .reaching(is_model, is_component)
+        .into_iter()
+        .map(|(file, line, chain)| Violation { file, line, rule: "model code reaching components", text: chain })
+        .collect()
+}
+
+#[test]
+fn the_core_crate_reaches_no_http_crate() {
+    let graph = crate_graph::Graph::of_workspace(&root());
+    let reached = graph.http_reached_by("seathold-core");
+    assert!(reached.is_empty(), "seathold-core depends on HTTP:\n{}", reached.join("\n"));
+    assert!(
+        !graph.http_reached_by("seathold-server").is_empty(),
+        "the check sees nothing: the server, which serves HTTP, reaches no HTTP crate"
+    );
+}
+
+#[test]
+fn a_dependency_reaching_http_is_named_with_its_chain() {
+    let metadata = serde_json::json!({
+        "packages": [
+            {"id": "core", "name": "seathold-core"}, {"id": "log", "name": "tracing"},
+            {"id": "client", "name": "reqwest"}, {"id": "hu", "name": "hyper-util"}, {"id": "t", "name": "tempfile"}
+        ],
+        "resolve": {"nodes": [
+            {"id": "core", "deps": [
+                {"pkg": "log", "dep_kinds": [{"kind": null}]},
+                {"pkg": "t", "dep_kinds": [{"kind": "dev"}]}
+            ]},
+            {"id": "log", "deps": [{"pkg": "client", "dep_kinds": [{"kind": null}]}]},
+            {"id": "client", "deps": [{"pkg": "hu", "dep_kinds": [{"kind": null}]}]},
+            {"id": "t", "deps": [{"pkg": "hu", "dep_kinds": [{"kind": null}]}]}
+        ]}
+    });
+    let graph = crate_graph::Graph::parse(&metadata);
+    assert_eq!(graph.http_reached_by("seathold-core"), ["seathold-core → tracing → reqwest → hyper-util"]);
+}
+
+#[test]
+fn a_model_reaching_a_component_through_another_file_is_named_with_its_chain() {
+    let sources = [
+        source("web/src/lib.rs", "pub mod components;\npub mod model;\npub mod words;\n"),
+        source("web/src/model.rs", "use crate::model::Thing;\n\nuse crate::{words::label, price};\n"),
+        source("web/src/price.rs", "fn p() {}\n"),
+        source(
+            "web/src/words.rs",
+            "// crate::components in a comment is fine\nfn f() { crate::components::seat::draw(); }\n",
+        ),
+        source("web/src/components/mod.rs", "pub mod seat;\n"),
+        source("web/src/components/seat.rs", "use crate::model::Thing;\n"),
+    ];
+    let found: Vec<(String, usize, String)> =
+        web_models_reaching_components(&sources).into_iter().map(|v| (v.file, v.line, v.text)).collect();
+    assert_eq!(
+        found,
+        [
+            ("web/src/model.rs".to_owned(), 3, "web/src/model.rs:3 → web/src/words.rs:2 → components::seat".to_owned()),
+            ("web/src/words.rs".to_owned(), 2, "web/src/words.rs:2 → components::seat".to_owned()),
+        ]
+    );
 }
 
 fn source(path: &str, text: &str) -> Source {
@@ -211,8 +278,8 @@ fn source(path: &str, text: &str) -> Source {
 #[test]
 fn each_rule_names_the_file_and_line_it_breaks() {
     let sources = [
-        source("crates/server/src/engine/actor.rs", "fn ok() {}\nuse axum::http::StatusCode;\n"),
-        source("crates/server/src/sweep.rs", "// SELECT in a comment is fine\nlet q = \"SELECT 1\";\n"),
+        source("crates/core/src/engine/actor.rs", "fn ok() {}\nuse axum::http::StatusCode;\n"),
+        source("crates/core/src/sweep.rs", "// SELECT in a comment is fine\nlet q = \"SELECT 1\";\n"),
         source("web/src/live_map.rs", "use crate::components::seat::Seat;\nlet u = \"/api/shows\";\n"),
         source("crates/seat-state/src/clock.rs", "/// SystemTime in docs\nlet t = std::time::SystemTime::now();\n"),
     ];
@@ -220,8 +287,8 @@ fn each_rule_names_the_file_and_line_it_breaks() {
     assert_eq!(
         found,
         [
-            ("crates/server/src/engine/actor.rs".to_owned(), 2, "HTTP in the server's core, seat-state or web model"),
-            ("crates/server/src/sweep.rs".to_owned(), 2, "SQL outside crates/server/src/store/"),
+            ("crates/core/src/engine/actor.rs".to_owned(), 2, "HTTP in the server's core, seat-state or web model"),
+            ("crates/core/src/sweep.rs".to_owned(), 2, "SQL outside crates/core/src/store/"),
             ("web/src/live_map.rs".to_owned(), 2, "an API URL outside web/src/api.rs"),
             ("web/src/live_map.rs".to_owned(), 1, "model code importing components"),
             ("crates/seat-state/src/clock.rs".to_owned(), 2, "a clock read in seat-state"),
@@ -233,7 +300,7 @@ fn each_rule_names_the_file_and_line_it_breaks() {
 fn the_places_allowed_to_break_a_rule_pass() {
     let sources = [
         source("crates/server/src/routes/holds.rs", "use axum::Json;\n"),
-        source("crates/server/src/store/sqlite/mod.rs", "use rusqlite::Connection;\nlet q = \"SELECT 1\";\n"),
+        source("crates/core/src/store/sqlite/mod.rs", "use rusqlite::Connection;\nlet q = \"SELECT 1\";\n"),
         source("web/src/api.rs", "get(\"/api/shows\")\n"),
         source("web/src/components/show_view.rs", "use crate::components::seat::Seat;\n"),
         source("web/src/api.rs", "let u = \"http://x\"; // a URL's slashes are not a comment\n"),

@@ -1,0 +1,12 @@
+//! Seathold's core: one writer per show deciding with `seat-state`, the
+//! stores that make its decisions durable, the clock, the sweep that expires
+//! holds and the operator's views. It knows no HTTP: `seathold-server` is
+//! the edge that speaks it (a tidy test checks the crate graph).
+
+pub mod clock;
+pub mod engine;
+pub mod metrics;
+pub mod operator;
+pub mod randomness;
+pub mod store;
+pub mod sweep;
