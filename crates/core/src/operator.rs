@@ -9,8 +9,8 @@ use seat_state::{Hold, HoldStatus, ServerMillis, Show};
 use crate::store::{JournalAction, JournalEntry};
 
 /// Holds active at `now`, oldest first.
-pub fn active_holds(holds: &[Hold], now: ServerMillis) -> Vec<OperatorHold> {
-    let mut active: Vec<&Hold> = holds.iter().filter(|hold| hold.status_at(now) == HoldStatus::Held).collect();
+pub fn active_holds<'a>(holds: impl IntoIterator<Item = &'a Hold>, now: ServerMillis) -> Vec<OperatorHold> {
+    let mut active: Vec<&Hold> = holds.into_iter().filter(|hold| hold.status_at(now) == HoldStatus::Held).collect();
     active.sort_by_key(|hold| hold.created_version);
     active
         .into_iter()

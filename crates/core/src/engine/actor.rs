@@ -19,13 +19,13 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use seat_state::{Change, HoldId, ServerMillis, ShowState};
+use seat_state::{Change, HoldId, SeatScope, ServerMillis, ShowState};
 
 use crate::clock::SharedClock;
 use crate::metrics::{Metrics, Stage};
 use crate::store::{Checkpoint, CommitError, Durable, LoadedHolds, Store};
 
-use super::commands::{Command, Decided as Answer, Read, Write};
+use super::commands::{Command, Decided as Answer, OperatorView, Read, Write};
 use super::decide::{Decided, Outcome};
 use super::error::EngineError;
 use super::events::EventHub;
@@ -410,6 +410,15 @@ impl ShowActor {
                 drop(reply.send(Ok(Answer { at: self.latest, value: self.state.held_since(&holder, since) })));
             }
             Read::SoldOut { reply } => drop(reply.send(Ok(Answer { at: self.latest, value: self.state.sold_out() }))),
+            Read::Operator { now, reply } => {
+                let at = at(now);
+                let view = OperatorView {
+                    version: self.state.version(),
+                    holds: crate::operator::active_holds(self.state.holds(), at),
+                    map: self.state.seat_map_of(SeatScope::Every, None, at),
+                };
+                drop(reply.send(Ok(Answer { at, value: view })));
+            }
         }
     }
 

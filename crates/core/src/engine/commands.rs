@@ -2,7 +2,7 @@
 
 use tokio::sync::oneshot;
 
-use seat_state::wire::{HoldBody, HoldOrder, SeatMap};
+use seat_state::wire::{HoldBody, HoldOrder, OperatorHold, SeatMap};
 use seat_state::{Admission, HoldId, HolderId, SeatId, SeatScope, ServerMillis};
 
 use crate::store::DueExpiry;
@@ -128,6 +128,22 @@ pub enum Read {
     SoldOut {
         reply: Reply<bool>,
     },
+    /// What the box office sees: one answer of the writer at one instant.
+    Operator {
+        now: ServerMillis,
+        reply: Reply<OperatorView>,
+    },
+}
+
+/// The show as the box office sees it at the writer's instant: its version,
+/// the holds active then and every seat's state.
+#[derive(Debug, Clone)]
+pub struct OperatorView {
+    /// The journal up to this version is what the view describes.
+    pub version: i64,
+    /// Active holds, oldest first.
+    pub holds: Vec<OperatorHold>,
+    pub map: SeatMap,
 }
 
 impl Write {
@@ -149,6 +165,7 @@ impl Read {
             Self::SeatMap { reply, .. } => drop(reply.send(Err(error))),
             Self::Subscribe { reply, .. } => drop(reply.send(Err(error))),
             Self::HeldSince { reply, .. } | Self::SoldOut { reply } => drop(reply.send(Err(error))),
+            Self::Operator { reply, .. } => drop(reply.send(Err(error))),
         }
     }
 }

@@ -27,7 +27,7 @@ use crate::clock::SharedClock;
 use crate::metrics::Metrics;
 use crate::store::{DueExpiry, Store};
 
-pub use commands::{Action, Decided, Expiry, OPERATOR, Written};
+pub use commands::{Action, Decided, Expiry, OPERATOR, OperatorView, Written};
 use commands::{Command, Read, Reply, Write};
 pub use error::EngineError;
 use events::Subscription;
@@ -296,6 +296,11 @@ impl ShowHandle {
         now: ServerMillis,
     ) -> Result<Decided<SeatMap>, EngineError> {
         self.ask(|reply| Command::Read(Read::SeatMap { scope, viewer, now, reply })).await
+    }
+
+    /// The box office's view of the show, at the writer's instant (`now` or later).
+    pub async fn operator_view(&self, now: ServerMillis) -> Result<Decided<OperatorView>, EngineError> {
+        self.ask(|reply| Command::Read(Read::Operator { now, reply })).await
     }
 
     /// A live feed of changes, starting after `after` when possible (else

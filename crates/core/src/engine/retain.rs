@@ -82,7 +82,11 @@ pub fn named_by_reads(reads: &[Read]) -> Vec<HoldId> {
         .iter()
         .filter_map(|read| match read {
             Read::Hold { hold, .. } => Some(hold.clone()),
-            Read::SeatMap { .. } | Read::Subscribe { .. } | Read::HeldSince { .. } | Read::SoldOut { .. } => None,
+            Read::SeatMap { .. }
+            | Read::Subscribe { .. }
+            | Read::HeldSince { .. }
+            | Read::SoldOut { .. }
+            | Read::Operator { .. } => None,
         })
         .collect()
 }

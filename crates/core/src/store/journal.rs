@@ -125,13 +125,9 @@ impl JournalEntry {
     }
 }
 
-/// The holds (and blocked seats) a journal describes, oldest first: how
+/// The holds (and blocked seats) a journal describes after `holds` (as a
+/// checkpoint keeps them; empty for the whole journal), oldest first: how
 /// every store rebuilds a show. `version` is the show's stored version.
-pub fn replay(version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHolds> {
-    replay_onto(Vec::new(), version, journal)
-}
-
-/// As [`replay`], starting from `holds` (as a checkpoint keeps them).
 pub fn replay_onto(holds: Vec<Hold>, version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHolds> {
     let mut blocked = BTreeSet::new();
     let mut loaded = replay_blocked_onto(holds, &mut blocked, version, journal)?;

@@ -29,7 +29,7 @@ pub use checkpoint::Checkpoint;
 #[cfg(feature = "testkit")]
 pub use faulty::{CommitFault, Faults, FaultyStore};
 use journal::replay_blocked_onto;
-pub use journal::{JournalAction, JournalEntry, replay, replay_onto};
+pub use journal::{JournalAction, JournalEntry, replay_onto};
 pub use memory::MemoryStore;
 
 pub use postgres::PostgresStore;

@@ -19,7 +19,7 @@ use crate::error::{AppError, DecidedAt};
 use crate::extract::{ApiJson, Now};
 use crate::operator;
 use crate::state::AppState;
-use crate::store::{JournalEntry, replay};
+use crate::store::JournalEntry;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -49,9 +49,9 @@ async fn show_holds(
     Now(now): Now,
     Path(show_id): Path<String>,
 ) -> Result<Json<OperatorHoldList>, AppError> {
-    let (_, journal) = show_and_journal(&state, &show_id).await?;
-    let holds = replay(0, &journal)?.holds;
-    Ok(Json(OperatorHoldList { holds: operator::active_holds(&holds, now), server_time: now.0 }))
+    let engine = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
+    let view = engine.operator_view(now).await?;
+    Ok(Json(OperatorHoldList { holds: view.value.holds, server_time: view.at.0 }))
 }
 
 /// Releases anyone's hold (journaled with the holder `operator`; an event
@@ -88,10 +88,12 @@ async fn show_stats(
     Now(now): Now,
     Path(show_id): Path<String>,
 ) -> Result<Json<ShowStats>, AppError> {
-    let (show, journal) = show_and_journal(&state, &show_id).await?;
     let engine = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let map = engine.seat_map(seat_state::SeatScope::Every, None, now).await?;
-    let (places, by_category) = operator::place_counts(&show, &map.value);
+    let view = engine.operator_view(now).await?;
+    let (show, mut journal) = show_and_journal(&state, &show_id).await?;
+    // The journal up to the writer's version: both halves describe one instant.
+    journal.retain(|entry| entry.version <= view.value.version);
+    let (places, by_category) = operator::place_counts(&show, &view.value.map);
     let (holds, median_seconds_to_confirm) = operator::hold_counts(&journal);
     let conversion = if holds.created == 0 { 0.0 } else { holds.confirmed as f64 / holds.created as f64 };
     Ok(Json(ShowStats {
@@ -100,7 +102,7 @@ async fn show_stats(
         holds,
         conversion,
         median_seconds_to_confirm,
-        server_time: map.at.0,
+        server_time: view.at.0,
     }))
 }
 
