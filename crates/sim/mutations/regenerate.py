@@ -58,17 +58,20 @@ edit(RS, '                slot.sold = slot.sold.saturating_add(*places);\n', '')
 record('checkpoint-area-sales-lost', [RS])
 
 # Each write decided at the instant its request arrived (as before issue 10).
-edit(C, '        generated_id: HoldId,\n        reply: Reply<Written>,', '        generated_id: HoldId,\n        now: ServerMillis,\n        reply: Reply<Written>,')
+edit(C, '        admission: Admission,\n        reply: Reply<Written>,', '        admission: Admission,\n        now: ServerMillis,\n        reply: Reply<Written>,')
 edit(C, '        hold: HoldId,\n        reply: Reply<Written>,', '        hold: HoldId,\n        now: ServerMillis,\n        reply: Reply<Written>,')
-edit(M, '''    pub async fn create_hold(&self, holder: HolderId, body: HoldOrder) -> Result<Decided<Written>, EngineError> {
-        let generated_id = generated_hold_id()?;
-        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, reply })).await''', '''    pub async fn create_hold(&self, holder: HolderId, body: HoldOrder, now: ServerMillis) -> Result<Decided<Written>, EngineError> {
-        let generated_id = generated_hold_id()?;
-        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, now, reply })).await''')
+edit(M, '''        admission: Admission,
+    ) -> Result<Decided<Written>, EngineError> {
+        let generated_id = generated_hold_id(self.ids.0.now(), &*self.ids.1)?;
+        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, admission, reply })).await''', '''        admission: Admission,
+        now: ServerMillis,
+    ) -> Result<Decided<Written>, EngineError> {
+        let generated_id = generated_hold_id(self.ids.0.now(), &*self.ids.1)?;
+        self.ask(|reply| Command::Write(Write::Create { holder, body, generated_id, admission, now, reply })).await''')
 edit(M, '''    pub async fn act(&self, action: Action, holder: HolderId, hold: HoldId) -> Result<Decided<Written>, EngineError> {
         self.ask(|reply| Command::Write(Write::Act { action, holder, hold, reply })).await''', '''    pub async fn act(&self, action: Action, holder: HolderId, hold: HoldId, now: ServerMillis) -> Result<Decided<Written>, EngineError> {
         self.ask(|reply| Command::Write(Write::Act { action, holder, hold, now, reply })).await''')
-edit(D, '            Write::Create { holder, body, generated_id, reply: _ } => {', '            Write::Create { holder, body, generated_id, now, reply: _ } => {\n                let now = *now;')
+edit(D, '            Write::Create { holder, body, generated_id, admission, reply: _ } => {', '            Write::Create { holder, body, generated_id, admission, now, reply: _ } => {\n                let now = *now;')
 edit(D, '            Write::Act { action, holder, hold, reply: _ } => {', '            Write::Act { action, holder, hold, now, reply: _ } => {\n                let now = *now;')
 edit(D, '        let (decision, hold_id, holder) = match write {', '        let (decision, hold_id, holder, now) = match write {')
 edit(D, '                (decision, request.hold_id, holder)\n            }', '                (decision, request.hold_id, holder, now)\n            }')
@@ -83,7 +86,7 @@ edit(H, '''async fn create_hold(
     State(state): State<AppState>,
     Now(now): Now,
     Path(show_id)''')
-edit(H, 'show.create_hold(holder(&session), body).await?', 'show.create_hold(holder(&session), body, now).await?')
+edit(H, 'show.create_hold(holder, body, admission).await?', 'show.create_hold(holder, body, admission, now).await?')
 edit(H, 'async fn act(state: &AppState, session: &Session, hold_id: &str, action: Action) -> Result<Response, AppError> {', 'async fn act(state: &AppState, session: &Session, hold_id: &str, action: Action, now: seat_state::ServerMillis) -> Result<Response, AppError> {')
 edit(H, 'show.act(action, holder(session), hold).await?', 'show.act(action, holder(session), hold, now).await?')
 for a in ['Extend', 'Confirm', 'Release']:
