@@ -99,6 +99,13 @@ impl JournalEntry {
     /// The change this entry made, as `state` (at the version before it)
     /// applies it; `None` when it names a hold `state` does not have.
     pub fn change_for(&self, state: &ShowState) -> Option<Change> {
+        self.change_of(|id| state.hold(id))
+    }
+
+    /// The change this entry made, given the hold it names as it stood
+    /// before: the row keeps what the change set, and the conditions it
+    /// was written under come from the hold.
+    fn change_of<'a>(&self, stored: impl FnOnce(&HoldId) -> Option<&'a Hold>) -> Option<Change> {
         match &self.action {
             JournalAction::Blocked { seats, reason } => {
                 return Some(Change::Blocked { seats: seats.clone(), reason: reason.clone() });
@@ -109,7 +116,7 @@ impl JournalEntry {
         if let Some(hold) = self.created_hold() {
             return Some(Change::Created { hold });
         }
-        let stored = state.hold(self.hold_id.as_ref()?)?;
+        let stored = stored(self.hold_id.as_ref()?)?;
         let hold = stored.id.clone();
         Some(match self.action {
             JournalAction::Created { .. } | JournalAction::Blocked { .. } | JournalAction::Unblocked { .. } => {
@@ -159,15 +166,13 @@ pub(super) fn replay_blocked_onto(
             .get(hold_id)
             .and_then(|&at| holds.get_mut(at))
             .ok_or_else(|| anyhow::anyhow!("the journal names unknown hold {hold_id}"))?;
-        match entry.action {
-            JournalAction::Created { .. } | JournalAction::Blocked { .. } | JournalAction::Unblocked { .. } => {}
-            JournalAction::Extended { expires_at, extensions } => {
-                (hold.expires_at, hold.extensions) = (expires_at, extensions)
-            }
-            JournalAction::Confirmed { late } => (hold.stored_status, hold.late) = (HoldStatus::Confirmed, late),
-            JournalAction::Released => hold.stored_status = HoldStatus::Released,
-            JournalAction::Expired => hold.stored_status = HoldStatus::Expired,
-        }
+        // seat-state's transition of a hold, as the writer made it: a
+        // committed entry always fits the hold it followed.
+        let change = entry.change_of(|_| Some(&*hold)).filter(|change| hold.fits(change));
+        let change = change.ok_or_else(|| {
+            anyhow::anyhow!("journal entry {} does not fit hold {hold_id} as it stood", entry.version)
+        })?;
+        hold.take(&change);
     }
     let latest_at = journal.iter().map(|entry| entry.at).max();
     Ok(LoadedHolds { version, holds, blocked: Vec::new(), latest_at, retired: Default::default(), from_checkpoint: 0 })

@@ -46,6 +46,39 @@ pub enum Change {
     Unblocked { seats: Vec<SeatId> },
 }
 
+impl Hold {
+    /// Whether `change` (a change of this hold, not its creation) fits the
+    /// hold as stored: the condition its write relied on.
+    pub fn fits(&self, change: &Change) -> bool {
+        match *change {
+            Change::Created { .. } | Change::Blocked { .. } | Change::Unblocked { .. } => false,
+            Change::Extended { from, .. } => self.stored_status == HoldStatus::Held && self.expires_at == from,
+            Change::Confirmed { deadline, late, .. } => {
+                let from_expired = late && self.stored_status == HoldStatus::Expired;
+                (self.stored_status == HoldStatus::Held || from_expired) && self.expires_at == deadline
+            }
+            Change::Released { previous, .. } => {
+                matches!(previous, HoldStatus::Held | HoldStatus::Expired) && self.stored_status == previous
+            }
+            Change::Expired { deadline, .. } => self.stored_status == HoldStatus::Held && self.expires_at == deadline,
+        }
+    }
+
+    /// Makes the change on the hold's own fields. The one transition of a
+    /// hold: [`crate::ShowState::apply`] calls it between unlinking and
+    /// relinking the seats, and a store replaying a journal calls it alone.
+    /// Check [`Self::fits`] first: this does not.
+    pub fn take(&mut self, change: &Change) {
+        match *change {
+            Change::Created { .. } | Change::Blocked { .. } | Change::Unblocked { .. } => {}
+            Change::Extended { to, extensions, .. } => (self.expires_at, self.extensions) = (to, extensions),
+            Change::Confirmed { late, .. } => (self.stored_status, self.late) = (HoldStatus::Confirmed, late),
+            Change::Released { .. } => self.stored_status = HoldStatus::Released,
+            Change::Expired { .. } => self.stored_status = HoldStatus::Expired,
+        }
+    }
+}
+
 impl Change {
     /// The hold it changes; `None` for blocking and unblocking.
     pub fn hold_id(&self) -> Option<&HoldId> {

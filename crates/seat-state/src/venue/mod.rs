@@ -320,50 +320,23 @@ impl ShowState {
         let Some(&at) = self.hold_index.get(hold_id) else {
             return false;
         };
-        let hold = &self.holds[at];
-        match *change {
-            Change::Created { .. } | Change::Blocked { .. } | Change::Unblocked { .. } => false,
-            Change::Extended { from, to, extensions, .. } => {
-                if hold.stored_status != HoldStatus::Held || hold.expires_at != from {
-                    return false;
-                }
-                self.unlink_deadline(at);
-                let hold = self.holds.get_mut(at);
-                hold.expires_at = to;
-                hold.extensions = extensions;
-                self.link_deadline(at);
-                true
-            }
-            Change::Confirmed { deadline, late, .. } => {
-                let from_expired = late && hold.stored_status == HoldStatus::Expired;
-                if !(hold.stored_status == HoldStatus::Held || from_expired) || hold.expires_at != deadline {
-                    return false;
-                }
-                self.unlink(at);
-                let hold = self.holds.get_mut(at);
-                hold.stored_status = HoldStatus::Confirmed;
-                hold.late = late;
-                self.link(at);
-                true
-            }
-            Change::Released { previous, .. } => {
-                let releasable = matches!(previous, HoldStatus::Held | HoldStatus::Expired);
-                if !releasable || hold.stored_status != previous {
-                    return false;
-                }
-                self.unlink(at);
-                self.holds.get_mut(at).stored_status = HoldStatus::Released;
-                true
-            }
-            Change::Expired { deadline, .. } => {
-                if hold.stored_status != HoldStatus::Held || hold.expires_at != deadline {
-                    return false;
-                }
-                self.unlink(at);
-                self.holds.get_mut(at).stored_status = HoldStatus::Expired;
-                true
-            }
+        if !self.holds[at].fits(change) {
+            return false;
         }
+        // An extension moves only the deadline; the rest change what the hold takes.
+        let extension = matches!(change, Change::Extended { .. });
+        if extension {
+            self.unlink_deadline(at)
+        } else {
+            self.unlink(at)
+        }
+        self.holds.get_mut(at).take(change);
+        if extension {
+            self.link_deadline(at);
+        } else if matches!(change, Change::Confirmed { .. }) {
+            self.link(at);
+        }
+        true
     }
 
     /// Keeps a hold and links what it takes, unless its sale is retired.
