@@ -286,3 +286,33 @@ impl Row {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(version: i64, action: JournalAction) -> JournalEntry {
+        let hold_id = Some(HoldId::parse("hold-one").unwrap());
+        JournalEntry { version, at: ServerMillis(version), hold_id, holder: HolderId::new("ann"), action }
+    }
+
+    fn created() -> JournalEntry {
+        let seats = vec![SeatId::parse("A1").unwrap()];
+        entry(1, JournalAction::Created { seats, areas: Vec::new(), expires_at: ServerMillis(100) })
+    }
+
+    #[test]
+    fn a_load_replays_each_entry_through_the_holds_own_transition() {
+        let extended = entry(2, JournalAction::Extended { expires_at: ServerMillis(200), extensions: 1 });
+        let loaded = replay_onto(Vec::new(), 3, &[created(), extended, entry(3, JournalAction::Expired)]).unwrap();
+        let hold = &loaded.holds[0];
+        assert_eq!((hold.expires_at, hold.extensions, hold.stored_status), (ServerMillis(200), 1, HoldStatus::Expired));
+    }
+
+    #[test]
+    fn an_entry_that_does_not_fit_its_hold_fails_the_load() {
+        let extended = entry(3, JournalAction::Extended { expires_at: ServerMillis(200), extensions: 1 });
+        let error = replay_onto(Vec::new(), 3, &[created(), entry(2, JournalAction::Expired), extended]).unwrap_err();
+        assert_eq!(error.to_string(), "journal entry 3 does not fit hold hold-one as it stood");
+    }
+}
