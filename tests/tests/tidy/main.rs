@@ -327,3 +327,33 @@ fn seat_state_may_depend_only_on_serde_and_optional_describers() {
         ]
     );
 }
+
+/// `cargo xtask sim --mutations` puts back old bugs from patches; a patch
+/// that no longer applies would leave a bug untested, so each must apply
+/// to the tree as it is (`crates/sim/mutations/regenerate.py` rewrites them).
+#[test]
+fn every_mutation_patch_applies_to_the_tree() {
+    let dir = root().join("crates/sim/mutations");
+    let mut patches: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "patch"))
+        .collect();
+    patches.sort();
+    assert!(patches.len() >= 10, "the patches were not found in {}", dir.display());
+    let stale: Vec<String> = patches
+        .iter()
+        .filter_map(|patch| {
+            let output = std::process::Command::new("git")
+                .args(["apply", "--check"])
+                .arg(patch)
+                .current_dir(root())
+                .output()
+                .expect("git runs");
+            (!output.status.success())
+                .then(|| format!("{}: {}", patch.display(), String::from_utf8_lossy(&output.stderr).trim()))
+        })
+        .collect();
+    assert!(stale.is_empty(), "mutation patches that no longer apply:\n{}", stale.join("\n"));
+}
