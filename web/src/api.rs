@@ -100,7 +100,7 @@ fn url(path: &str) -> String {
 /// Parses JSON with the browser's own parser into a wire type.
 pub fn from_json<T: DeserializeOwned>(text: &str) -> Option<T> {
     let value = js_sys::JSON::parse(text).ok()?;
-    crate::js_read::from_value(value)
+    seathold_js_value::from_value(value).ok()
 }
 
 /// Serializes a wire type to JSON with the browser's own serializer.
@@ -183,8 +183,8 @@ pub struct Staged {
 pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer, Staged), ApiError> {
     let value = get_value(&format!("/api/shows/{show_id}")).await?;
     let unreadable = || transport("unreadable answer");
-    let mut show: ShowDefinition = crate::js_read::from_value(value.clone()).ok_or_else(unreadable)?;
-    let offer: ShowOffer = crate::js_read::from_value(value.clone()).ok_or_else(unreadable)?;
+    let mut show: ShowDefinition = seathold_js_value::from_value(value.clone()).ok().ok_or_else(unreadable)?;
+    let offer: ShowOffer = seathold_js_value::from_value(value.clone()).ok().ok_or_else(unreadable)?;
     // A label equal to its default is left out of the definition (API.md "On-sale (v3)").
     for (seat, place) in show.seats.iter_mut().zip(&offer.seats) {
         if seat.label.is_none() {
@@ -192,7 +192,7 @@ pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer, Staged), 
             seat.label = Some(seat_state::wire::default_label(&seat.id, section, row, place.number));
         }
     }
-    let staged = crate::js_read::from_value(value).ok_or_else(unreadable)?;
+    let staged = seathold_js_value::from_value(value).ok().ok_or_else(unreadable)?;
     Ok((show, offer, staged))
 }
 
@@ -201,7 +201,7 @@ pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer, Staged), 
 /// (`SeatMap::with_free_seats` puts them back).
 pub async fn seat_map(show_id: &str) -> Result<SeatMap, ApiError> {
     let value = get_value(&format!("/api/shows/{show_id}/seats?only=taken")).await?;
-    crate::js_read::from_value(value).ok_or_else(|| transport("unreadable answer"))
+    seathold_js_value::from_value(value).ok().ok_or_else(|| transport("unreadable answer"))
 }
 
 /// A successful `GET` answer parsed by the browser: the one `index.html`'s

@@ -10,7 +10,6 @@ pub mod api;
 pub mod components;
 pub mod controller;
 pub mod hold;
-pub mod js_read;
 pub mod live_link;
 pub mod live_map;
 pub mod live_show;

@@ -192,7 +192,7 @@ pub fn test() -> Result<(), String> {
 
     package::test_js()?;
 
-    let step = Step::start("wasm tests in headless Chromium (seat-state, seat-state-js, web)");
+    let step = Step::start("wasm tests in headless Chromium (seat-state, seat-state-js, js-value, web)");
     run_checked(cargo(&["test"]).args(WASM_CRATES))?;
     step.done()?;
 
@@ -214,13 +214,15 @@ pub fn test() -> Result<(), String> {
 }
 
 /// The crates that build for the browser, as cargo arguments.
-const WASM_CRATES: [&str; 8] = [
+const WASM_CRATES: [&str; 10] = [
     "--target",
     "wasm32-unknown-unknown",
     "--package",
     "seat-state",
     "--package",
     "seat-state-js",
+    "--package",
+    "seathold-js-value",
     "--package",
     "seathold-web",
 ];

@@ -3,7 +3,7 @@
 use serde::de::{self, IntoDeserializer};
 use wasm_bindgen::prelude::*;
 
-use super::{Array, Error, Object, is_safe_integer, js_name};
+use crate::{Array, Error, Object, is_safe_integer, js_name};
 
 /// `deserialize_*` methods that read a safe integer.
 macro_rules! read_integers {
@@ -15,7 +15,7 @@ macro_rules! read_integers {
 }
 
 /// Reads one JavaScript value.
-pub(super) struct Reader(pub(super) JsValue);
+pub(crate) struct Reader(pub(crate) JsValue);
 
 impl Reader {
     fn is_nullish(&self) -> bool {
@@ -189,7 +189,7 @@ impl<'de> de::Deserializer<'de> for Reader {
 }
 
 /// An array read front to back.
-pub(super) struct Cursor {
+pub(crate) struct Cursor {
     array: Array,
     at: u32,
     length: u32,
@@ -212,7 +212,7 @@ impl Cursor {
 }
 
 /// An array's elements, in order.
-pub(super) struct Elements(Cursor);
+pub(crate) struct Elements(Cursor);
 
 impl<'de> de::SeqAccess<'de> for Elements {
     type Error = Error;
@@ -230,7 +230,7 @@ impl<'de> de::SeqAccess<'de> for Elements {
 }
 
 /// A map's entries: an object's own enumerable keys, in order.
-pub(super) struct Entries {
+pub(crate) struct Entries {
     object: Object,
     keys: Cursor,
     key: JsValue,
@@ -255,7 +255,7 @@ impl<'de> de::MapAccess<'de> for Entries {
 }
 
 /// A struct's fields, read by name (other keys are never looked at).
-pub(super) struct Fields {
+pub(crate) struct Fields {
     object: Object,
     fields: std::slice::Iter<'static, &'static str>,
     current: Option<(&'static str, JsValue)>,
@@ -284,7 +284,7 @@ impl<'de> de::MapAccess<'de> for Fields {
 }
 
 /// An enum: `"tag"`, or `{tag: payload}`.
-pub(super) struct Variant {
+pub(crate) struct Variant {
     tag: String,
     payload: JsValue,
 }
@@ -300,7 +300,7 @@ impl<'de> de::EnumAccess<'de> for Variant {
 }
 
 /// The payload of an enum's variant.
-pub(super) struct Payload {
+pub(crate) struct Payload {
     tag: String,
     value: JsValue,
 }

@@ -1,6 +1,6 @@
-//! The one place values cross between JavaScript and Rust: a serde
-//! deserializer over a `JsValue` and a serializer into one, both as small as
-//! the package's types allow.
+//! Values across the JavaScript boundary, for both wasm crates (the web app
+//! and the JS package): a serde deserializer over a `JsValue` and a
+//! serializer into one, both as small as the wire types allow.
 //!
 //! Why not serde-wasm-bindgen: its errors format the offending value, and
 //! formatting a number pulls core's float printing (~17 KB) into the wasm;
@@ -11,16 +11,16 @@
 //!
 //! Reading: `null` and `undefined` are `None`; integers must be safe
 //! integers (`Number.isSafeInteger`); a struct reads only its own fields
-//! (a field that is `undefined` counts as absent); an enum is
-//! `"variant"` or `{variant: payload}`. Writing: `None` is `null`; structs
-//! are plain objects; sequences are arrays; unit variants are their names
-//! (nothing here writes maps or tuples).
+//! by name, with each name made a JavaScript string once (a field that is
+//! `undefined` counts as absent); an enum is `"variant"` or
+//! `{variant: payload}`. Writing: `None` is `null`; structs are plain
+//! objects; sequences are arrays; unit variants are their names (nothing
+//! writes maps or tuples).
 
 use std::cell::RefCell;
 
 use serde::de::{self, DeserializeOwned};
 use serde::ser::{self, Serialize};
-use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
 
 mod read;
@@ -57,23 +57,19 @@ extern "C" {
     fn is_safe_integer(value: &JsValue) -> bool;
 }
 
-/// A JavaScript value read as `T`; a mismatch throws (a `JsError`).
-pub(crate) fn from_js<T: Tsify + DeserializeOwned>(value: &Ts<T>) -> Result<T, JsError> {
-    read(value.js_value()).map_err(Error::into_js)
-}
-
-/// `T` written as a JavaScript value.
-pub(crate) fn to_js<T: Tsify + Serialize>(value: &T) -> Result<Ts<T>, JsError> {
-    value.serialize(Writer).map(Ts::new_unchecked).map_err(Error::into_js)
-}
-
-fn read<T: DeserializeOwned>(value: JsValue) -> Result<T, Error> {
+/// A JavaScript value (as `JSON.parse` or a caller made it) read as `T`.
+pub fn from_value<T: DeserializeOwned>(value: JsValue) -> Result<T, Error> {
     T::deserialize(Reader(value))
+}
+
+/// `value` written as a JavaScript value.
+pub fn to_value<T: Serialize>(value: &T) -> Result<JsValue, Error> {
+    value.serialize(Writer)
 }
 
 /// What went wrong, and where (`seats[3].sold`), innermost last.
 #[derive(Debug)]
-pub(crate) struct Error {
+pub struct Error {
     message: &'static str,
     detail: String,
     path: String,
@@ -121,7 +117,8 @@ impl Error {
         self
     }
 
-    fn into_js(self) -> JsError {
+    /// The whole sentence: `expected a boolean at seats[3].sold`.
+    pub fn text(&self) -> String {
         let mut text = String::from(self.message);
         if !self.detail.is_empty() {
             text.push_str(" `");
@@ -132,7 +129,12 @@ impl Error {
             text.push_str(" at ");
             text.push_str(&self.path);
         }
-        JsError::new(&text)
+        text
+    }
+
+    /// As a JavaScript `Error` to throw.
+    pub fn into_js(self) -> JsError {
+        JsError::new(&self.text())
     }
 }
 

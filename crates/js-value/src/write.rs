@@ -3,7 +3,7 @@
 use serde::ser::{self, Impossible, Serialize};
 use wasm_bindgen::prelude::*;
 
-use super::{Array, Error, Object, js_name};
+use crate::{Array, Error, Object, js_name};
 
 /// `serialize_*` methods for numbers that a JavaScript number holds exactly.
 macro_rules! write_numbers {
@@ -15,7 +15,7 @@ macro_rules! write_numbers {
 }
 
 /// Writes one JavaScript value.
-pub(super) struct Writer;
+pub(crate) struct Writer;
 
 impl ser::Serializer for Writer {
     type Ok = JsValue;
@@ -140,7 +140,7 @@ impl ser::Serializer for Writer {
 }
 
 /// A sequence as an array.
-pub(super) struct ArrayWriter(Array);
+pub(crate) struct ArrayWriter(Array);
 
 impl ser::SerializeSeq for ArrayWriter {
     type Ok = JsValue;
@@ -157,7 +157,7 @@ impl ser::SerializeSeq for ArrayWriter {
 }
 
 /// A struct as a plain object.
-pub(super) struct ObjectWriter(Object);
+pub(crate) struct ObjectWriter(Object);
 
 impl ser::SerializeStruct for ObjectWriter {
     type Ok = JsValue;
