@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use seat_state::wire::{HoldCounts, OperatorHold, PlaceCounts, SeatMap};
+use seat_state::wire::{HoldCounts, OnSaleMinute, OperatorHold, PlaceCounts, SeatMap};
 use seat_state::{Hold, HoldStatus, ServerMillis, Show};
 
 use crate::store::{JournalAction, JournalEntry};
@@ -86,6 +86,39 @@ pub fn hold_counts(journal: &[JournalEntry]) -> (HoldCounts, Option<f64>) {
         n => Some((to_confirm[n / 2 - 1] + to_confirm[n / 2]) / 2.0),
     };
     (counts, median)
+}
+
+/// A minute in milliseconds.
+pub const MINUTE: i64 = 60_000;
+
+/// How many minutes the operator's charts show.
+pub const CHART_MINUTES: usize = 60;
+
+/// The first instants of the last hour's minutes, oldest first: whole
+/// minutes of the server's clock, the last one the minute `now` is in.
+pub fn last_hour(now: ServerMillis) -> Vec<ServerMillis> {
+    let current = now.0.div_euclid(MINUTE) * MINUTE;
+    (0..CHART_MINUTES as i64).rev().map(|back| ServerMillis(current - back * MINUTE)).collect()
+}
+
+/// Holds created, confirmed and expired in each minute starting at
+/// `starts` (ascending, a minute apart), as [`OnSaleMinute`]s without the
+/// queue's figures.
+pub fn per_minute(journal: &[JournalEntry], starts: &[ServerMillis]) -> Vec<OnSaleMinute> {
+    let mut minutes: Vec<OnSaleMinute> =
+        starts.iter().map(|start| OnSaleMinute { at: start.0, ..OnSaleMinute::default() }).collect();
+    let Some(first) = starts.first() else { return minutes };
+    for entry in journal {
+        let Ok(at) = usize::try_from((entry.at.0 - first.0).div_euclid(MINUTE)) else { continue };
+        let Some(minute) = minutes.get_mut(at) else { continue };
+        match entry.action {
+            JournalAction::Created { .. } => minute.holds += 1,
+            JournalAction::Confirmed { .. } => minute.confirms += 1,
+            JournalAction::Expired => minute.expiries += 1,
+            _ => {}
+        }
+    }
+    minutes
 }
 
 /// One journal entry's fields, for JSON Lines and CSV alike.
@@ -237,5 +270,32 @@ mod tests {
         assert_eq!(counts, HoldCounts { created: 3, confirmed: 2, expired: 1, released: 0 });
         assert_eq!(median, Some(7.0), "4 s and 10 s");
         assert_eq!(hold_counts(&journal[..2]).1, None);
+    }
+
+    #[test]
+    fn the_last_hour_is_sixty_whole_minutes_ending_with_the_current_one() {
+        let hour = last_hour(ServerMillis(7_200_000 + 61_500));
+        assert_eq!(hour.len(), CHART_MINUTES);
+        assert_eq!(hour.last(), Some(&ServerMillis(7_200_000 + 60_000)));
+        assert_eq!(hour.first(), Some(&ServerMillis(7_200_000 + 60_000 - 59 * MINUTE)));
+        assert!(hour.windows(2).all(|pair| pair[1].0 - pair[0].0 == MINUTE));
+    }
+
+    #[test]
+    fn each_entry_counts_in_the_minute_it_was_decided_in_and_older_ones_not_at_all() {
+        let created = || JournalAction::Created { seats: vec![], areas: vec![], expires_at: ServerMillis(999_999) };
+        let journal = [
+            entry(1, 59_999, "hold-old", created()),
+            entry(2, 60_000, "hold-one", created()),
+            entry(3, 119_999, "hold-two", created()),
+            entry(4, 120_000, "hold-one", JournalAction::Confirmed { late: false }),
+            entry(5, 150_000, "hold-two", JournalAction::Expired),
+            entry(6, 150_001, "hold-old", JournalAction::Released),
+        ];
+        let minutes = per_minute(&journal, &[ServerMillis(60_000), ServerMillis(120_000)]);
+        let counts: Vec<(u64, u64, u64)> = minutes.iter().map(|m| (m.holds, m.confirms, m.expiries)).collect();
+        assert_eq!(counts, [(2, 0, 0), (0, 1, 1)]);
+        assert_eq!(minutes[1].at, 120_000);
+        assert_eq!(minutes[0].queue_length, None, "the queue's figures are not the journal's");
     }
 }

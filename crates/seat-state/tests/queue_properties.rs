@@ -157,4 +157,29 @@ proptest! {
             previous = Some((t, through));
         }
     }
+
+    #[test]
+    fn the_history_the_operator_charts_agrees_with_admission_and_never_goes_back(
+        rate in 1..600u32,
+        steps in proptest::collection::vec(step(), 1..60),
+        seed in any::<u64>(),
+        probes in proptest::collection::vec(-70_000..400_000i64, 1..20),
+    ) {
+        let (log, end) = replay(rate, &steps, seed);
+        let queue = &log.queue;
+        let mut instants: Vec<ServerMillis> = probes.into_iter().map(|p| ServerMillis(end + p)).collect();
+        instants.sort_unstable();
+        let seen = queue.at_instants(&instants);
+        for pair in seen.windows(2) {
+            prop_assert!(pair[1].length >= pair[0].length && pair[1].admitted_through >= pair[0].admitted_through);
+        }
+        for (at, seen) in instants.iter().zip(&seen) {
+            prop_assert!(seen.admitted_through <= seen.length);
+            if at.0 >= end {
+                // Past the log's last entry it is the queue as it stands.
+                prop_assert_eq!(seen.length, queue.length());
+                prop_assert_eq!(seen.admitted_through, queue.admitted_through(*at));
+            }
+        }
+    }
 }

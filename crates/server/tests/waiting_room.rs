@@ -274,3 +274,67 @@ async fn progress_streams_the_same_small_event_to_every_listener() {
     assert_eq!(keys, ["admittedThrough", "paused", "ratePerMinute", "serverTime"], "{data}");
     assert_eq!((data["ratePerMinute"].clone(), data["paused"].clone()), (json!(60), json!(false)));
 }
+
+async fn on_sale(app: &TestApp, show: &str) -> Value {
+    let answer = app.call("GET", &format!("/api/admin/shows/{show}/onsale"), Some(ADMIN_TOKEN), None).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    answer.body
+}
+
+/// One figure of every minute, oldest first.
+fn series(history: &Value, key: &str) -> Vec<Value> {
+    history["minutes"].as_array().expect("minutes").iter().map(|minute| minute[key].clone()).collect()
+}
+
+#[tokio::test]
+async fn the_operator_sees_the_last_hour_minute_by_minute() {
+    // OPENS is a whole minute: the pre-queue joins open minute 38 of the
+    // hour that ends 11 minutes after the sale opens.
+    let clock = TestClock::at(ServerMillis(OPENS - 600_000));
+    let app = app_at(&clock).await;
+    assert_eq!(app.create_show(&queued_show("gig", one_a_second())).await.status, 201);
+    assert_eq!(app.create_show(&show_with("plain", 5, 5, json!({}))).await.status, 201);
+    let tokens = [app.session().await, app.session().await, app.session().await];
+    for token in &tokens {
+        assert_eq!(join(&app, token, "gig").await.status, 201);
+    }
+    clock.set(ServerMillis(OPENS + 5_000));
+    let mut holds = Vec::new();
+    for (n, token) in tokens.iter().enumerate() {
+        let held = app.hold(token, "gig", seat(n as u32 + 1)).await;
+        assert_eq!(held.status, 201, "{held:?}");
+        holds.push(held.body);
+    }
+    let hold_id = holds[0]["holdId"].as_str().expect("a hold id");
+    assert_eq!(app.call("POST", &format!("/api/holds/{hold_id}/confirm"), Some(&tokens[0]), None).await.status, 200);
+    let expires = holds.iter().map(|hold| hold["expiresAt"].as_i64().expect("a deadline")).max().expect("holds");
+    clock.set(ServerMillis(expires + 1));
+    app.sweep().await;
+    clock.set(ServerMillis(OPENS + 700_000));
+
+    let history = on_sale(&app, "gig").await;
+    assert_eq!(history["serverTime"], OPENS + 700_000);
+    let starts: Vec<i64> = series(&history, "at").iter().filter_map(Value::as_i64).collect();
+    assert_eq!(starts.len(), 60);
+    assert_eq!(starts[59], OPENS + 660_000, "the last minute is the one under way");
+    assert!(starts.windows(2).all(|pair| pair[1] - pair[0] == 60_000));
+    let count = |key: &str| series(&history, key).iter().filter_map(Value::as_u64).collect::<Vec<u64>>();
+    let (length, admitted) = (count("queueLength"), count("admittedThrough"));
+    assert_eq!((length[37], length[38], length[59]), (0, 3, 3), "joined in minute 38");
+    assert_eq!((admitted[47], admitted[48]), (0, 3), "admitted once the sale opened, in minute 48");
+    assert_eq!(count("holds")[48], 3);
+    assert_eq!(count("confirms")[48], 1);
+    assert_eq!(count("expiries").iter().sum::<u64>(), 2, "the two unconfirmed holds expired");
+    // The same figures as the queue's own status.
+    let status = admin(&app, "gig", None).await.body;
+    assert_eq!((json!(length[59]), json!(admitted[59])), (status["length"].clone(), status["admittedThrough"].clone()));
+
+    let plain = on_sale(&app, "plain").await;
+    assert!(series(&plain, "queueLength").iter().all(Value::is_null), "no waiting room: {plain}");
+    assert_error(
+        &app.call("GET", "/api/admin/shows/nowhere/onsale", Some(ADMIN_TOKEN), None).await,
+        404,
+        "unknown_show",
+    );
+    assert_error(&app.get("/api/admin/shows/gig/onsale").await, 401, "unauthorized");
+}

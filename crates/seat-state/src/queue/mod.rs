@@ -11,6 +11,7 @@
 mod admission;
 mod decide;
 mod draw;
+mod history;
 mod waiting;
 
 use std::collections::HashMap;
@@ -21,6 +22,7 @@ use crate::time::ServerMillis;
 pub use admission::Admission;
 pub use decide::{QueueRefusal, QueueSettings};
 pub use draw::draw_order;
+pub use history::QueueAt;
 pub use waiting::{estimate_from_progress, wait_millis, wait_text};
 
 /// A show's on-sale settings, as created (API.md defaults filled in).
@@ -92,6 +94,8 @@ pub struct Queue {
     by_holder: HashMap<HolderId, usize>,
     per_address: HashMap<String, u32>,
     seed: Option<u64>,
+    /// The instant of the draw (admissions count from it).
+    drawn_at: Option<ServerMillis>,
     /// The rate's history from `opensAt` on, oldest first, never empty.
     segments: Vec<Segment>,
     closed: bool,
@@ -109,6 +113,7 @@ impl Queue {
             by_holder: HashMap::new(),
             per_address: HashMap::new(),
             seed: None,
+            drawn_at: None,
             segments: vec![first],
             closed: false,
         }
@@ -187,6 +192,7 @@ impl Queue {
                     return;
                 }
                 self.seed = Some(*seed);
+                self.drawn_at = Some(entry.at);
                 let order = draw_order(self.places.len(), *seed);
                 let mut drawn: Vec<Option<Place>> = std::mem::take(&mut self.places).into_iter().map(Some).collect();
                 self.places = order.into_iter().filter_map(|from| drawn.get_mut(from).and_then(Option::take)).collect();

@@ -89,3 +89,33 @@ pub struct BlockedSeats {
     pub blocked: Vec<String>,
     pub server_time: i64,
 }
+
+/// One minute of a show's sale, for the operator's charts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct OnSaleMinute {
+    /// The minute's first instant (a whole minute of the server's clock).
+    pub at: i64,
+    /// Places taken in the waiting room by the minute's end (or now);
+    /// `null` for a show without one.
+    pub queue_length: Option<u64>,
+    /// How far the waiting room was admitted by then; `null` without one.
+    pub admitted_through: Option<u64>,
+    /// Holds created in the minute.
+    pub holds: u64,
+    /// Holds confirmed in the minute.
+    pub confirms: u64,
+    /// Holds that expired in the minute.
+    pub expiries: u64,
+}
+
+/// `GET /api/admin/shows/{showId}/onsale`: the last hour, minute by minute.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "camelCase")]
+pub struct OnSaleHistory {
+    /// 60 minutes, oldest first; the last is the minute under way.
+    pub minutes: Vec<OnSaleMinute>,
+    pub server_time: i64,
+}

@@ -14,7 +14,10 @@ mod webhook;
 
 use serde::{Deserialize, Serialize};
 
-pub use admin::{BlockRequest, BlockedSeats, HoldCounts, OperatorHold, OperatorHoldList, PlaceCounts, ShowStats};
+pub use admin::{
+    BlockRequest, BlockedSeats, HoldCounts, OnSaleHistory, OnSaleMinute, OperatorHold, OperatorHoldList, PlaceCounts,
+    ShowStats,
+};
 pub use areas::AreaMap;
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};

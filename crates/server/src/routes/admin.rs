@@ -1,5 +1,6 @@
 //! The box office's operator endpoints (admin token): a show's active
-//! holds, releasing one, stats, and the journal.
+//! holds, releasing one, stats, the last hour by the minute, and the
+//! journal.
 
 use axum::Json;
 use axum::extract::{Path, State};
@@ -9,7 +10,7 @@ use axum::response::{IntoResponse, Response};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use seat_state::wire::{BlockRequest, BlockedSeats, ErrorBody, HoldBody, OperatorHoldList, ShowStats};
+use seat_state::wire::{BlockRequest, BlockedSeats, ErrorBody, HoldBody, OnSaleHistory, OperatorHoldList, ShowStats};
 use seat_state::{HolderId, MAX_BLOCK_REASON, Rejection, SeatId, Show};
 
 use super::holds::{decided, show_of};
@@ -26,6 +27,7 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(show_holds))
         .routes(routes!(release_hold))
         .routes(routes!(show_stats))
+        .routes(routes!(show_on_sale))
         .routes(routes!(show_journal))
         .routes(routes!(block_seats, unblock_seats))
 }
@@ -104,6 +106,38 @@ async fn show_stats(
         median_seconds_to_confirm,
         server_time: view.at.0,
     }))
+}
+
+/// The last hour minute by minute, for the operator's charts: holds
+/// created, confirmed and expired in each minute, and the waiting room's
+/// length and admissions at each minute's end (`null` without one).
+#[utoipa::path(get, path = "/admin/shows/{showId}/onsale", tag = "admin", security(("admin" = [])),
+    params(("showId" = String, Path, description = "The show's id")),
+    responses((status = 200, body = OnSaleHistory),
+        (status = 401, description = "unauthorized", body = ErrorBody),
+        (status = 403, description = "admin_disabled", body = ErrorBody),
+        (status = 404, description = "unknown_show", body = ErrorBody)))]
+async fn show_on_sale(
+    _: Admin,
+    State(state): State<AppState>,
+    Now(now): Now,
+    Path(show_id): Path<String>,
+) -> Result<Json<OnSaleHistory>, AppError> {
+    let engine = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
+    let starts = operator::last_hour(now);
+    let journal = state.store.journal(&show_id, 0).await?;
+    let mut minutes = operator::per_minute(&journal, &starts);
+    let mut server_time = now;
+    if let Some(queue) = state.engines.queue(&show_id, &engine).await? {
+        // A minute's figures as it ended, or as they stand in the minute under way.
+        let ends = starts.iter().map(|start| start.plus_millis(operator::MINUTE - 1).min(now)).collect();
+        let history = queue.history(ends).await?;
+        server_time = server_time.max(history.at);
+        for (minute, at) in minutes.iter_mut().zip(history.value) {
+            (minute.queue_length, minute.admitted_through) = (Some(at.length), Some(at.admitted_through));
+        }
+    }
+    Ok(Json(OnSaleHistory { minutes, server_time: server_time.0 }))
 }
 
 /// The audit journal, oldest first: JSON Lines, or CSV for `Accept: text/csv`.

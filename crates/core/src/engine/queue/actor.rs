@@ -216,6 +216,9 @@ impl QueueActor {
                 let at = now.max(asked);
                 drop(reply.send(Ok(Decided { at, value: self.queue.status(at) })));
             }
+            (QueueCommand::History { instants, reply }, _) => {
+                drop(reply.send(decided(now, self.queue.at_instants(&instants))));
+            }
             (QueueCommand::Join { reply, .. }, None) => {
                 drop(reply.send(Err(QueueError::Engine(EngineError::internal("undecided join")))))
             }
@@ -246,6 +249,7 @@ fn fail(batch: Vec<QueueCommand>, error: impl Fn() -> QueueError) {
             QueueCommand::Place { reply, .. } => drop(reply.send(Err(error()))),
             QueueCommand::Admission { reply, .. } => drop(reply.send(Err(error()))),
             QueueCommand::Settings { reply, .. } | QueueCommand::Status { reply, .. } => drop(reply.send(Err(error()))),
+            QueueCommand::History { reply, .. } => drop(reply.send(Err(error()))),
             QueueCommand::Tick => {}
         }
     }

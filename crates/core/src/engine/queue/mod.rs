@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use tokio::sync::{mpsc, oneshot, watch};
 
-use seat_state::queue::{QueueRefusal, QueueSettings};
+use seat_state::queue::{QueueAt, QueueRefusal, QueueSettings};
 use seat_state::wire::{QueuePlace, QueueStatus};
 use seat_state::{Admission, HolderId, Queue, ServerMillis};
 
@@ -106,6 +106,11 @@ pub(super) enum QueueCommand {
         now: ServerMillis,
         reply: Reply<QueueStatus>,
     },
+    /// The queue at past instants (the operator's charts).
+    History {
+        instants: Vec<ServerMillis>,
+        reply: Reply<Vec<QueueAt>>,
+    },
     /// Once a second: draw if due, publish progress.
     Tick,
 }
@@ -170,6 +175,11 @@ impl QueueHandle {
     /// The operator's view.
     pub async fn status(&self, now: ServerMillis) -> Result<Decided<QueueStatus>, QueueError> {
         self.ask(|reply| QueueCommand::Status { now, reply }).await
+    }
+
+    /// The queue's length and admissions at each of `instants`.
+    pub async fn history(&self, instants: Vec<ServerMillis>) -> Result<Decided<Vec<QueueAt>>, QueueError> {
+        self.ask(|reply| QueueCommand::History { instants, reply }).await
     }
 
     /// The latest progress event's JSON, changing about once a second.
