@@ -10,8 +10,9 @@ use std::collections::BTreeSet;
 
 use support::{ADMIN_TOKEN, TestApp};
 
-/// API.md's endpoints, plus the document itself.
-const CONTRACT: [(&str, &str); 31] = [
+/// API.md's endpoints, plus the document itself and the operator page's
+/// minute-by-minute history (an addition API.md does not name).
+const CONTRACT: [(&str, &str); 32] = [
     ("post", "/api/sessions"),
     ("post", "/api/admin/shows"),
     ("get", "/api/shows"),
@@ -34,6 +35,7 @@ const CONTRACT: [(&str, &str); 31] = [
     ("delete", "/api/admin/shows/{showId}/blocked"),
     ("get", "/api/admin/shows/{showId}/stats"),
     ("get", "/api/admin/shows/{showId}/journal"),
+    ("get", "/api/admin/shows/{showId}/onsale"),
     ("post", "/api/shows/{showId}/queue"),
     ("get", "/api/shows/{showId}/queue"),
     ("get", "/api/shows/{showId}/queue/events"),
