@@ -1,12 +1,14 @@
 //! The operator's page as data: the admin token (asked once, kept in the
 //! tab's `sessionStorage`), the show looked at, its stats and active holds
 //! (with the webhook log: each webhook's pending, failed, attempts, last
-//! status and error)
+//! status and error; and the on-sale panel, [`on_sale`])
 //! (reloaded when the show's live stream reports a change, at most once a
 //! second, and every 15 s), the server's clock (`seat-state`'s `ClockSync`
 //! over the loads' and the link's round trips), and the operator's actions: force-release,
 //! block and unblock, journal export. Components only render what this
 //! holds and send it intents.
+
+mod on_sale;
 
 use std::sync::Arc;
 
@@ -21,6 +23,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use crate::api::{self, ApiError, JournalFormat, LiveEvent};
 use crate::live_link::{Hooks, LiveLink};
 use crate::live_show::both;
+
+pub use on_sale::{AdminMap, OnSaleBoard, StateCounts};
 
 /// Where the token is kept: this tab only, gone when it closes.
 const TOKEN_KEY: &str = "seathold-admin-token";
@@ -39,6 +43,8 @@ pub struct Board {
     pub holds: Vec<OperatorHold>,
     /// Every webhook with its deliveries, oldest first.
     pub webhooks: Vec<WebhookStatus>,
+    /// The last hour, the waiting room and the seat map.
+    pub on_sale: OnSaleBoard,
 }
 
 /// Handles for the operator's page; cheap to copy into callbacks.
@@ -67,6 +73,10 @@ pub struct Admin {
     pending: StoredValue<Option<Timeout>, LocalStorage>,
     /// What keeps the board current while a show is looked at.
     watching: StoredValue<Option<Watching>, LocalStorage>,
+    /// The seat layout of the show looked at, kept across reloads.
+    map: StoredValue<Option<Arc<AdminMap>>>,
+    /// The operator asked to close the waiting room and has not confirmed.
+    pub closing: RwSignal<bool>,
 }
 
 /// The live stream and timers of the show looked at; dropped, they stop.
@@ -121,6 +131,8 @@ impl Admin {
             clock: StoredValue::new(ClockSync::new()),
             pending: StoredValue::new_local(None),
             watching: StoredValue::new_local(None),
+            map: StoredValue::new(None),
+            closing: RwSignal::new(false),
         }
     }
 
@@ -177,13 +189,14 @@ impl Admin {
     pub async fn load(self, show_id: String, token: String) -> Result<Arc<Board>, ApiError> {
         let sent = api::local_now();
         let show = both(api::show_stats(&show_id, &token), api::active_holds(&show_id, &token));
-        let ((stats, holds), webhooks) = both(show, api::webhooks(&token)).await;
-        let loaded = stats.and_then(|stats| holds.and_then(|holds| webhooks.map(|webhooks| (stats, holds, webhooks))));
+        let rest = both(api::webhooks(&token), self.load_on_sale(&show_id, &token));
+        let ((stats, holds), (webhooks, on_sale)) = both(show, rest).await;
+        let loaded = (|| Ok::<_, ApiError>((stats?, holds?, webhooks?, on_sale?)))();
         match loaded {
-            Ok((stats, list, webhooks)) => {
+            Ok((stats, list, webhooks, on_sale)) => {
                 // The list's serverTime was read between sending and now: a round trip.
                 self.sampled(ClockSample { sent, server: ServerMillis(list.server_time), received: api::local_now() });
-                Ok(Arc::new(Board { stats, holds: list.holds, webhooks: webhooks.webhooks }))
+                Ok(Arc::new(Board { stats, holds: list.holds, webhooks: webhooks.webhooks, on_sale }))
             }
             Err(error) => {
                 self.refused(&error);

@@ -23,7 +23,10 @@ mod operator;
 mod queue;
 
 pub use live::{LiveEvent, LiveFeed, stream_refusal};
-pub use operator::{Blocked, JournalFormat, active_holds, force_release, journal, set_blocked, show_stats, webhooks};
+pub use operator::{
+    Blocked, JournalFormat, active_holds, force_release, journal, on_sale_history, queue_status, set_blocked,
+    settle_queue, show_stats, webhooks,
+};
 pub use queue::{QueueFeed, join_queue, queue_place};
 
 /// Why a call failed.

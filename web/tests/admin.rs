@@ -52,3 +52,61 @@ fn the_webhook_log_shows_each_webhooks_deliveries() {
         assert!(markup.contains(expected), "{expected} in {markup}");
     }
 }
+
+fn minute(at: i64, queue: Option<(u64, u64)>, holds: u64) -> seat_state::wire::OnSaleMinute {
+    seat_state::wire::OnSaleMinute {
+        at,
+        queue_length: queue.map(|(length, _)| length),
+        admitted_through: queue.map(|(_, through)| through),
+        holds,
+        confirms: 0,
+        expiries: 0,
+    }
+}
+
+#[test]
+fn the_charts_count_each_minute_and_scale_to_the_busiest() {
+    use seathold_web::components::admin_charts::charts;
+
+    let queued = [minute(0, Some((0, 0)), 0), minute(60_000, Some((40, 10)), 4), minute(120_000, Some((50, 30)), 1)];
+    let markup = charts(&queued);
+    assert!(markup.contains(r#"data-chart="queue" data-values="0,10,30""#), "{markup}");
+    assert!(markup.contains(r#"data-chart="admitted" data-values="0,10,20""#), "admissions a minute: {markup}");
+    assert!(markup.contains(r#"data-chart="holds" data-values="0,4,1""#), "{markup}");
+    assert!(markup.contains("<strong data-latest>20 waiting, 30 admitted</strong>"), "{markup}");
+    // The busiest minute's bar is the chart's full height (60); a quiet one still shows.
+    assert!(markup.contains("M11,60v-60h8v60z"), "holds peak at 4: {markup}");
+    assert!(markup.contains("M21,60v-15h8v15z"), "1 of 4: {markup}");
+    assert!(markup.contains(r#"aria-label="Holds a minute, last hour: 1 now, at most 4 at"#), "{markup}");
+
+    let plain = charts(&[minute(0, None, 0), minute(60_000, None, 0)]);
+    assert!(!plain.contains(r#"data-chart="queue""#), "no waiting room, no queue chart: {plain}");
+    assert!(plain.contains("none in the last hour"), "{plain}");
+}
+
+#[test]
+fn closing_the_waiting_room_asks_first_and_a_closed_one_offers_to_reopen() {
+    use seat_state::wire::QueueStatus;
+    use seathold_web::components::admin_charts::{queue_controls, queue_figures};
+
+    let open = QueueStatus {
+        length: 7,
+        admitted_through: 2,
+        rate_per_minute: 60,
+        paused: false,
+        closed: false,
+        draw_seed: Some(42),
+        server_time: 0,
+    };
+    assert!(queue_figures(None).contains("no waiting room"));
+    assert!(queue_figures(Some(&open)).contains(r#"data-queue="seed">42<"#));
+    let asked = queue_controls(Some(&open), false, false);
+    assert!(asked.contains(r#"data-action="queue-pause""#) && asked.contains(r#"data-action="queue-close""#));
+    assert!(!asked.contains("queue-close-confirm"));
+    let confirming = queue_controls(Some(&open), true, false);
+    assert!(confirming.contains(r#"data-action="queue-close-confirm""#) && confirming.contains("data-closing"));
+    let paused = queue_controls(Some(&QueueStatus { paused: true, ..open }), false, true);
+    assert!(paused.contains(r#"data-action="queue-resume" disabled"#), "{paused}");
+    let closed = queue_controls(Some(&QueueStatus { closed: true, ..open }), false, false);
+    assert!(closed.contains("queue-reopen") && !closed.contains("queue-pause"), "{closed}");
+}

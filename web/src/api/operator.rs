@@ -3,7 +3,10 @@
 
 use serde::Serialize;
 
-use seat_state::wire::{HoldBody, HoldCounts, OperatorHoldList, PlaceCounts, ShowStats, WebhookList};
+use seat_state::wire::{
+    HoldBody, HoldCounts, OnSaleHistory, OperatorHoldList, PlaceCounts, QueueSettingsBody, QueueStatus, ShowStats,
+    WebhookList,
+};
 
 use super::*;
 /// A request to an admin path with the operator's token.
@@ -45,6 +48,30 @@ pub async fn show_stats(show_id: &str, token: &str) -> Result<ShowStats, ApiErro
 pub async fn active_holds(show_id: &str, token: &str) -> Result<OperatorHoldList, ApiError> {
     let path = format!("/api/admin/shows/{show_id}/holds");
     decode(exchange(as_operator(reqwest::Method::GET, &path, token)).await?)
+}
+
+/// The last hour by the minute: the waiting room, holds, confirms, expiries.
+pub async fn on_sale_history(show_id: &str, token: &str) -> Result<OnSaleHistory, ApiError> {
+    let path = format!("/api/admin/shows/{show_id}/onsale");
+    decode(exchange(as_operator(reqwest::Method::GET, &path, token)).await?)
+}
+
+/// The show's waiting room as the operator sees it; `None`: it has none.
+pub async fn queue_status(show_id: &str, token: &str) -> Result<Option<QueueStatus>, ApiError> {
+    let path = format!("/api/admin/shows/{show_id}/queue");
+    match exchange(as_operator(reqwest::Method::GET, &path, token)).await {
+        Err(error) if error.code() == Some("no_queue") => Ok(None),
+        answer => decode(answer?).map(Some),
+    }
+}
+
+/// Changes the waiting room's rate, pauses or resumes it, closes or reopens it.
+pub async fn settle_queue(show_id: &str, token: &str, settings: &QueueSettingsBody) -> Result<QueueStatus, ApiError> {
+    let path = format!("/api/admin/shows/{show_id}/queue");
+    let request = as_operator(reqwest::Method::POST, &path, token)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .body(to_json(settings)?);
+    decode(exchange(request).await?)
 }
 
 /// Every webhook with what became of its deliveries (the webhook log).

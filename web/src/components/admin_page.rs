@@ -5,10 +5,24 @@ use wasm_bindgen::JsCast;
 
 use crate::admin::{Admin, Board};
 use crate::api::{ApiError, JournalFormat};
+use crate::components::admin_charts;
 use crate::components::admin_markup::{self, SIGN_IN, TOOLS};
 use crate::components::best_seats::field_value;
 use crate::components::messages::Messages;
 use crate::live_show::load_shows;
+use seat_state::wire::QueueSettingsBody;
+
+/// Moves the focus to the element `selector` names once the markup that
+/// holds it is redrawn (after the effects of the current click).
+fn focus_soon(selector: &'static str) {
+    gloo_timers::callback::Timeout::new(0, move || {
+        let element = document().query_selector(selector).ok().flatten();
+        if let Some(element) = element.and_then(|element| element.dyn_into::<web_sys::HtmlElement>().ok()) {
+            let _ = element.focus();
+        }
+    })
+    .forget();
+}
 
 /// The element an event happened on.
 fn target_of(event: &web_sys::Event) -> Option<web_sys::Element> {
@@ -73,6 +87,41 @@ pub fn AdminPage() -> impl IntoView {
             None => r#"<p class="notice">Loading the show's figures…</p>"#.to_owned(),
         })
     };
+    let on_sale = Memo::new(move |_| latest.with(|board| board.as_ref().map(|board| board.on_sale.clone())));
+    // The controls are redrawn only when what they offer changes, so a
+    // reload never wipes a rate being typed.
+    let controls = Memo::new(move |_| {
+        let queue = on_sale.with(|on_sale| on_sale.as_ref().map(|on_sale| on_sale.queue));
+        (queue.map(|queue| queue.map(|q| (q.rate_per_minute, q.paused, q.closed))), admin.closing.get())
+    });
+    let queue_controls = move || {
+        let _ = controls.get();
+        on_sale.with_untracked(|on_sale| match on_sale {
+            Some(on_sale) => admin_charts::queue_controls(
+                on_sale.queue.as_ref(),
+                admin.closing.get_untracked(),
+                admin.busy.get_untracked(),
+            ),
+            None => String::new(),
+        })
+    };
+    let queue_figures = move || {
+        on_sale.with(|on_sale| {
+            on_sale.as_ref().map_or_else(String::new, |on_sale| admin_charts::queue_figures(on_sale.queue.as_ref()))
+        })
+    };
+    let charts = move || {
+        on_sale.with(|on_sale| match on_sale {
+            Some(on_sale) => admin_charts::charts(&on_sale.history.minutes),
+            None => r#"<p class="notice">Loading the last hour…</p>"#.to_owned(),
+        })
+    };
+    let map_markup =
+        Memo::new(move |_| on_sale.with(|on_sale| on_sale.as_ref().and_then(|on_sale| on_sale.map.clone())));
+    let legend = move || {
+        map_markup.with(|map| map.as_ref().map_or_else(String::new, |(_, counts)| admin_charts::legend(*counts)))
+    };
+    let map = move || map_markup.with(|map| map.as_ref().map_or_else(String::new, |(markup, _)| markup.to_string()));
     let hold_count = move || holds.with(|holds| holds.as_ref().map_or(0, Vec::len));
     let webhooks = move || {
         latest.with(|board| match board {
@@ -155,6 +204,31 @@ pub fn AdminPage() -> impl IntoView {
             "journal-jsonl" => admin.export(JournalFormat::JsonLines),
             "journal-csv" => admin.export(JournalFormat::Csv),
             "block" | "unblock" => admin.set_blocked(&field("block-seats"), &field("block-reason"), action == "block"),
+            "queue-rate" => admin.set_rate(&field("queue-rate")),
+            "queue-pause" => {
+                admin.settle_queue(QueueSettingsBody { paused: Some(true), ..Default::default() }, "Admissions paused.")
+            }
+            "queue-resume" => admin
+                .settle_queue(QueueSettingsBody { paused: Some(false), ..Default::default() }, "Admissions resumed."),
+            "queue-close" => {
+                admin.closing.set(true);
+                focus_soon("[data-action=\"queue-close-confirm\"]");
+            }
+            "queue-close-cancel" => {
+                admin.closing.set(false);
+                focus_soon("[data-action=\"queue-close\"]");
+            }
+            "queue-close-confirm" => {
+                admin.closing.set(false);
+                admin.settle_queue(
+                    QueueSettingsBody { closed: Some(true), ..Default::default() },
+                    "Waiting room closed.",
+                );
+            }
+            "queue-reopen" => admin.settle_queue(
+                QueueSettingsBody { closed: Some(false), ..Default::default() },
+                "Waiting room reopened.",
+            ),
             _ => {}
         }
     };
@@ -186,6 +260,15 @@ pub fn AdminPage() -> impl IntoView {
                 <section class="admin-part" aria-labelledby="figures-heading">
                     <h2 id="figures-heading">"Figures"</h2>
                     <div inner_html=figures></div>
+                </section>
+                <section class="admin-part" aria-labelledby="onsale-heading" data-part="on-sale">
+                    <h2 id="onsale-heading">"On sale"</h2>
+                    <div inner_html=queue_figures></div>
+                    <div inner_html=queue_controls></div>
+                    <div inner_html=charts></div>
+                    <h3>"Seats now"</h3>
+                    <div inner_html=legend></div>
+                    <div class="admin-map" inner_html=map></div>
                 </section>
                 <section class="admin-part" aria-labelledby="holds-heading">
                     <h2 id="holds-heading" tabindex="-1">"Active holds " <span class="muted" data-hold-count>{hold_count}</span></h2>

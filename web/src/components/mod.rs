@@ -1,5 +1,6 @@
 //! One component per file.
 
+pub mod admin_charts;
 pub mod admin_markup;
 pub mod admin_page;
 pub mod app;

@@ -79,8 +79,6 @@ impl Picture<'_> {
     /// lays it out (header, name, stage, the map in its frame): one block
     /// with the id [`PICTURE_ID`].
     pub fn markup(&self) -> String {
-        let radius = super::radius(self.layout.pitch());
-        let bounds = self.layout.bounds;
         let mut out = String::with_capacity(self.seats.len() * 16 + 65_536);
         out.push_str(r#"<div id=""#);
         out.push_str(PICTURE_ID);
@@ -90,7 +88,24 @@ impl Picture<'_> {
         push_escaped(&mut out, self.name);
         out.push_str(r#"</p></div><div class="stage">Stage</div><div class="venue" style=""#);
         push_escaped(&mut out, &category_colors(self.colors.iter().cloned()));
-        out.push_str(r#""><div class="map"><svg class="seat-picture" viewBox=""#);
+        out.push_str(r#""><div class="map">"#);
+        self.push_svg(&mut out);
+        out.push_str("</div></div></main></div>");
+        out
+    }
+
+    /// The map alone: the `<svg>` with the row names and every seat's dot
+    /// (the operator's page draws it as it stands, coloured by state).
+    pub fn svg(&self) -> String {
+        let mut out = String::with_capacity(self.seats.len() * 16 + 4096);
+        self.push_svg(&mut out);
+        out
+    }
+
+    fn push_svg(&self, out: &mut String) {
+        let radius = super::radius(self.layout.pitch());
+        let bounds = self.layout.bounds;
+        out.push_str(r#"<svg class="seat-picture" viewBox=""#);
         out.push_str(&view_box(bounds));
         out.push_str(r#"" style=""#);
         out.push_str(&map_style(bounds, radius));
@@ -105,8 +120,7 @@ impl Picture<'_> {
             out.push_str(&path);
             out.push_str(r#""></path>"#);
         }
-        out.push_str("</svg></div></div></main></div>");
-        out
+        out.push_str("</svg>");
     }
 
     /// Every seat's dot, gathered by class in the order classes first
