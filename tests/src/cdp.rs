@@ -157,3 +157,30 @@ impl Traffic {
         out
     }
 }
+
+/// Sets the page's device clock `skew_ms` wrong, for every document from
+/// the next navigation on, before any of its scripts runs: `Date` (`now()`,
+/// `new Date()`, `Date()`) and `performance.timeOrigin` (so the monotonic
+/// `timeOrigin + now()` the UI reads) are shifted alike; `performance.now()`
+/// counts from the origin, as on a real device whose clock is set wrong.
+/// Chromium has no flag for it, a time zone moves no instant, and
+/// `Emulation`'s virtual time would also stop or race the page's timers,
+/// so the page's own clocks are replaced.
+pub async fn skew_clock(client: &Client, skew_ms: i64) -> anyhow::Result<()> {
+    let source = format!(
+        "(() => {{
+           const skew = {skew_ms}, RealDate = Date, now = () => RealDate.now() + skew;
+           const SkewedDate = new Proxy(RealDate, {{
+             construct: (target, args, newTarget) => Reflect.construct(target, args.length ? args : [now()], newTarget),
+             apply: () => new RealDate(now()).toString(),
+             get: (target, key, receiver) => key === 'now' ? now : Reflect.get(target, key, receiver),
+           }});
+           Object.defineProperty(globalThis, 'Date', {{value: SkewedDate, writable: true, configurable: true}});
+           const origin = Object.getOwnPropertyDescriptor(Performance.prototype, 'timeOrigin');
+           Object.defineProperty(Performance.prototype, 'timeOrigin',
+             {{...origin, get() {{ return origin.get.call(this) + skew; }}}});
+         }})();"
+    );
+    command(client, "Page.addScriptToEvaluateOnNewDocument", json!({"source": source})).await?;
+    Ok(())
+}

@@ -41,6 +41,14 @@ impl Customer {
         Ok(Self { browser, name: name.to_owned(), base_url: server.base_url.clone() })
     }
 
+    /// Like [`Self::start`], with the device clock `skew_ms` wrong
+    /// ([`crate::cdp::skew_clock`]) on every page it opens.
+    pub async fn start_with_clock_skew(server: &Server, name: &str, skew_ms: i64) -> anyhow::Result<Self> {
+        let customer = Self::start(server, name).await?;
+        crate::cdp::skew_clock(&customer.browser.client, skew_ms).await?;
+        Ok(customer)
+    }
+
     /// Opens a show's page and waits until its map is drawn and live.
     pub async fn open(&self, show: &str) -> anyhow::Result<()> {
         self.browser.client.goto(&format!("{}/shows/{show}", self.base_url)).await?;
