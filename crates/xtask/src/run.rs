@@ -235,5 +235,8 @@ pub fn tidy() -> Result<(), String> {
     let step = Step::start("clippy (native and wasm32)");
     run_checked(&mut cargo(&["clippy", "--all-targets", "--", "-D", "warnings"]))?;
     run_checked(cargo(&["clippy"]).args(WASM_CRATES).args(["--all-targets", "--", "-D", "warnings"]))?;
+    // The web app's js-value, without the JS package's `paths` feature.
+    let lean = ["--target", "wasm32-unknown-unknown", "--package", "seathold-js-value", "--", "-D", "warnings"];
+    run_checked(cargo(&["clippy"]).args(lean))?;
     step.done()
 }
