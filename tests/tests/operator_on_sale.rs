@@ -1,6 +1,7 @@
 //! The on-sale panel of the operator's page (`/admin`), in a real browser
 //! against the real binary: the waiting room's figures, the last hour's
-//! charts and the seat map by state agree with the admin API; the rate,
+//! charts and the seat map by state agree with the admin API and move
+//! with the queue's progress stream; the rate,
 //! pause, resume and close (asked twice) controls change the queue as the
 //! API then reports it; axe-core finds nothing.
 
@@ -135,6 +136,15 @@ async fn the_on_sale_panel_shows_the_sale_and_controls_the_waiting_room() -> any
     page.eval("(() => { document.querySelector('[data-part=on-sale] .charts').scrollIntoView(); return true; })()")
         .await?;
     operator.screenshot("admin-on-sale").await?;
+
+    // A late arrival is admitted within a second at 600 a minute: the
+    // queue's progress stream moves the panel, long before its 15 s reload.
+    let late = api.session().await?;
+    let heard = std::time::Instant::now();
+    api.post(&format!("/api/shows/{SHOW}/queue"), Some(&late), None).await?.expect(201, "a late place")?;
+    page.wait_for("the late arrival admitted", &format!("{} === '4'", figure("admitted"))).await?;
+    assert!(heard.elapsed() < Duration::from_secs(5), "admitted on the page after {:?}", heard.elapsed());
+    assert_eq!(page.eval(&figure("length")).await?, "4");
 
     // The rate: typed, then set (Enter or the button).
     page.eval("(() => { document.querySelector('[data-field=queue-rate]').value = '120'; return true; })()").await?;

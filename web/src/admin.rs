@@ -77,6 +77,8 @@ pub struct Admin {
     map: StoredValue<Option<Arc<AdminMap>>>,
     /// The operator asked to close the waiting room and has not confirmed.
     pub closing: RwSignal<bool>,
+    /// The waiting room's progress stream, and the show it is of.
+    queue_feed: StoredValue<Option<(String, api::QueueFeed)>, LocalStorage>,
 }
 
 /// The live stream and timers of the show looked at; dropped, they stop.
@@ -133,6 +135,7 @@ impl Admin {
             watching: StoredValue::new_local(None),
             map: StoredValue::new(None),
             closing: RwSignal::new(false),
+            queue_feed: StoredValue::new_local(None),
         }
     }
 
@@ -194,6 +197,7 @@ impl Admin {
         let loaded = (|| Ok::<_, ApiError>((stats?, holds?, webhooks?, on_sale?)))();
         match loaded {
             Ok((stats, list, webhooks, on_sale)) => {
+                self.hear_queue(&show_id, on_sale.queue.is_some());
                 // The list's serverTime was read between sending and now: a round trip.
                 self.sampled(ClockSample { sent, server: ServerMillis(list.server_time), received: api::local_now() });
                 Ok(Arc::new(Board { stats, holds: list.holds, webhooks: webhooks.webhooks, on_sale }))
@@ -229,6 +233,7 @@ impl Admin {
         self.pending.try_set_value(None);
         let Some(show_id) = show_id else {
             self.watching.try_set_value(None);
+            self.queue_feed.try_set_value(None);
             return;
         };
         let hooks = Hooks {

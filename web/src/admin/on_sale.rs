@@ -11,11 +11,11 @@ use leptos::task::spawn_local;
 use seat_state::drawing::SeatLook;
 use seat_state::drawing::layout::Layout;
 use seat_state::drawing::picture::{Picture, PictureSeat};
-use seat_state::wire::{OnSaleHistory, QueueSettingsBody, QueueStatus, SeatMap, ShowDefinition};
+use seat_state::wire::{OnSaleHistory, QueueProgress, QueueSettingsBody, QueueStatus, SeatMap, ShowDefinition};
 use seat_state::{SeatState, ServerMillis, seat_state};
 
 use super::Admin;
-use crate::api::{self, ApiError};
+use crate::api::{self, ApiError, QueueFeed};
 use crate::live_show::both;
 
 /// What the on-sale panel shows of one show at one instant.
@@ -86,6 +86,29 @@ impl AdminMap {
 }
 
 impl Admin {
+    /// Hears the waiting room's progress of `show_id` while it is looked at:
+    /// admissions that move reload the board (at most once a second, as a
+    /// change of seats does); stops hearing a show without one.
+    pub(super) fn hear_queue(self, show_id: &str, has_queue: bool) {
+        let heard_show = self.queue_feed.with_value(|feed| feed.as_ref().map(|(show, _)| show.clone()));
+        if !has_queue {
+            self.queue_feed.set_value(None);
+            return;
+        }
+        if heard_show.as_deref() == Some(show_id) {
+            return;
+        }
+        let last = std::cell::Cell::new(None::<(u64, u32, bool)>);
+        let feed = QueueFeed::open(show_id, move |heard: QueueProgress| {
+            let now = (heard.admitted_through, heard.rate_per_minute, heard.paused);
+            let moved = last.replace(Some(now)) != Some(now);
+            if moved {
+                self.reload_soon();
+            }
+        });
+        self.queue_feed.set_value(feed.map(|feed| (show_id.to_owned(), feed)));
+    }
+
     /// The on-sale panel's answers for `show_id`; the show's layout is
     /// kept from the first load.
     pub(super) async fn load_on_sale(self, show_id: &str, token: &str) -> Result<OnSaleBoard, ApiError> {

@@ -106,8 +106,9 @@ pub fn AdminPage() -> impl IntoView {
         })
     };
     let queue_figures = move || {
-        on_sale.with(|on_sale| {
-            on_sale.as_ref().map_or_else(String::new, |on_sale| admin_charts::queue_figures(on_sale.queue.as_ref()))
+        on_sale.with(|on_sale| match on_sale {
+            Some(on_sale) => admin_charts::queue_figures(on_sale.queue.as_ref()),
+            None => String::new(),
         })
     };
     let charts = move || {
