@@ -17,6 +17,13 @@ pub struct Answer {
     pub body: Value,
 }
 
+/// Seats A1..A{count} in row A of the stalls, 40 map units apart.
+pub fn one_row(count: usize) -> Vec<Value> {
+    (1..=count)
+        .map(|n| serde_json::json!({"id": format!("A{n}"), "x": n * 40, "y": 40, "section": "Stalls", "row": "A", "number": n}))
+        .collect()
+}
+
 impl Answer {
     /// The body's integer field `name`, or a failure naming the answer.
     pub fn int(&self, name: &str) -> anyhow::Result<i64> {

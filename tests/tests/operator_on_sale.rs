@@ -10,7 +10,7 @@
 
 use std::time::Duration;
 
-use seathold_system_tests::api::Api;
+use seathold_system_tests::api::{Api, one_row};
 use seathold_system_tests::{Customer, Server};
 use serde_json::{Value, json};
 
@@ -42,9 +42,7 @@ async fn queue_status(api: &Api) -> anyhow::Result<Value> {
 /// Twelve seats in a row; the sale opens in 2 s at 600 a minute.
 async fn opening_night(api: &Api) -> anyhow::Result<()> {
     let now = api.get("/api/time", None).await?.int("serverTime")?;
-    let seats: Vec<Value> = (1..=12)
-        .map(|n| json!({"id": format!("A{n}"), "x": n * 40, "y": 40, "section": "Stalls", "row": "A", "number": n}))
-        .collect();
+    let seats = one_row(12);
     let show = json!({"id": SHOW, "name": "Opening night", "seats": seats,
         "onSale": {"opensAt": now + 2_000, "admitPerMinute": 600}});
     api.post("/api/admin/shows", Some(TOKEN), Some(&show)).await?.expect(201, "the show")

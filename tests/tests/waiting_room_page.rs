@@ -9,7 +9,7 @@
 
 use anyhow::{Context, ensure};
 use seathold_system_tests::Server;
-use seathold_system_tests::api::Api;
+use seathold_system_tests::api::{Api, one_row};
 use seathold_system_tests::customer::Customer;
 use serde_json::{Value, json};
 
@@ -20,9 +20,7 @@ async fn queued_show(server: &Server) -> anyhow::Result<i64> {
     let api = Api::new(server, "server");
     let now = api.get("/api/time", None).await?.int("serverTime")?;
     let opens_at = now + 8_000;
-    let seats: Vec<Value> = (1..=8)
-        .map(|n| json!({"id": format!("A{n}"), "x": n * 40, "y": 40, "section": "Stalls", "row": "A", "number": n}))
-        .collect();
+    let seats = one_row(8);
     let show = json!({"id": SHOW, "name": "Queued recital", "seats": seats, "focus": {"x": 180, "y": 0},
         "onSale": {"opensAt": opens_at, "admitPerMinute": 6, "admissionSeconds": 300}});
     api.post("/api/admin/shows", Some(TOKEN), Some(&show)).await?.expect(201, "the queued show")?;

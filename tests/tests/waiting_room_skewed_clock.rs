@@ -12,10 +12,10 @@
 #![allow(clippy::unwrap_used)]
 
 use anyhow::{Context, ensure};
-use seathold_system_tests::api::Api;
+use seathold_system_tests::api::{Api, one_row};
 use seathold_system_tests::customer::Customer;
 use seathold_system_tests::{Server, real_now_ms};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const TOKEN: &str = "waiting-room-skew-admin-token";
 const SHOW: &str = "skewed-recital";
@@ -35,9 +35,7 @@ async fn queued_show(server: &Server) -> anyhow::Result<i64> {
     let api = Api::new(server, "server");
     let now = api.get("/api/time", None).await?.int("serverTime")?;
     let opens_at = now + 8_000;
-    let seats: Vec<Value> = (1..=8)
-        .map(|n| json!({"id": format!("A{n}"), "x": n * 40, "y": 40, "section": "Stalls", "row": "A", "number": n}))
-        .collect();
+    let seats = one_row(8);
     let on_sale =
         json!({"opensAt": opens_at, "admitPerMinute": ADMIT_PER_MINUTE, "admissionSeconds": ADMISSION_SECONDS});
     let show =
