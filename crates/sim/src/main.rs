@@ -65,7 +65,7 @@ fn main() -> ExitCode {
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts, {} clock steps back, {} holds evicted, {} recalled, {} checkpoints; fingerprint {:016x}",
+        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts, {} clock steps back, {} holds evicted, {} recalled, {} checkpoints, {} webhook events acknowledged over {} POSTs taken and {} refused; fingerprint {:016x}",
         args.seeds,
         args.steps,
         total.requests,
@@ -79,6 +79,9 @@ fn main() -> ExitCode {
         total.evicted,
         total.recalled,
         total.checkpoints,
+        total.webhook_events,
+        total.webhook_posts,
+        total.webhook_refused,
         total.fingerprint,
     );
     ExitCode::SUCCESS
@@ -96,5 +99,8 @@ fn add(total: &mut Report, run: &Report) {
     total.recalled += run.recalled;
     total.checkpoints += run.checkpoints;
     total.clock_steps_back += run.clock_steps_back;
+    total.webhook_posts += run.webhook_posts;
+    total.webhook_refused += run.webhook_refused;
+    total.webhook_events += run.webhook_events;
     total.fingerprint = total.fingerprint.rotate_left(5) ^ run.fingerprint;
 }
