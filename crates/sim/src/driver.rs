@@ -390,8 +390,10 @@ impl Sim {
         for viewer in self.viewers.values_mut().filter(|viewer| viewer.process == process) {
             viewer.changes = None;
         }
+        let open = self.world.receiver.open();
+        self.report.restarts_mid_delivery += u64::from(open > 0);
         self.world.restart(process).map_err(|error| self.fail(format!("{error:#}")))?;
-        self.note(format!("process {process} restarts"));
+        self.note(format!("process {process} restarts ({open} webhook POSTs open)"));
         Ok(())
     }
 

@@ -51,6 +51,8 @@ pub struct Report {
     pub slow_bodies: u64,
     pub faults: u64,
     pub restarts: u64,
+    /// Restarts while the webhook receiver held a POST open.
+    pub restarts_mid_delivery: u64,
     pub clock_steps_back: u64,
     /// Settled holds that left a writer's memory, holds recalled from the
     /// store after that, and checkpoints written.

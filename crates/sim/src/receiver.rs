@@ -40,6 +40,8 @@ struct Inner {
     healed: bool,
     receipts: Vec<Receipt>,
     refused: u64,
+    /// POSTs taken and not answered yet (hanging, or to be answered late).
+    open: usize,
 }
 
 /// Shared by every process's sender; the checks read its receipts.
@@ -53,7 +55,7 @@ impl Receiver {
     pub fn new(seed: u64, timeout: Duration) -> Arc<Self> {
         // Its own sequence, apart from the driver's and the servers'.
         let rng = fastrand::Rng::with_seed(seed ^ 0x5eed_0f_7ec3_17e5);
-        let inner = Inner { rng, healed: false, receipts: Vec::new(), refused: 0 };
+        let inner = Inner { rng, healed: false, receipts: Vec::new(), refused: 0, open: 0 };
         Arc::new(Self { inner: Mutex::new(inner), timeout })
     }
 
@@ -72,6 +74,11 @@ impl Receiver {
     /// POSTs taken, and connections refused.
     pub fn counts(&self) -> (u64, u64) {
         self.inner.lock().map(|inner| (inner.receipts.len() as u64, inner.refused)).unwrap_or_default()
+    }
+
+    /// POSTs the receiver holds open now.
+    pub fn open(&self) -> usize {
+        self.inner.lock().map(|inner| inner.open).unwrap_or_default()
     }
 
     /// A number in `0..n` from the receiver's sequence (for faults planned
@@ -125,13 +132,38 @@ impl Transport for Receiver {
                 Ok(status)
             }
             Answer::Failed(status) => Ok(status),
-            Answer::Hangs => std::future::pending().await,
+            Answer::Hangs => {
+                let _open = Open::new(self);
+                std::future::pending().await
+            }
             Answer::Late => {
+                let _open = Open::new(self);
                 tokio::time::sleep(self.timeout * 2).await;
                 // Only if the sender is still waiting (it should not be).
                 self.acknowledged(at);
                 Ok(200)
             }
+        }
+    }
+}
+
+/// Counts a POST as open until its future ends or is dropped (the sender's
+/// timeout, or its process's restart).
+struct Open<'a>(&'a Receiver);
+
+impl<'a> Open<'a> {
+    fn new(receiver: &'a Receiver) -> Self {
+        if let Ok(mut inner) = receiver.inner.lock() {
+            inner.open += 1;
+        }
+        Self(receiver)
+    }
+}
+
+impl Drop for Open<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut inner) = self.0.inner.lock() {
+            inner.open = inner.open.saturating_sub(1);
         }
     }
 }

@@ -44,6 +44,10 @@ impl Sim {
             self.deliveries.add_entries(&show, entries);
         }
         let receipts = self.world.receiver.receipts_from(self.deliveries.checked());
+        for receipt in &receipts {
+            let body: serde_json::Value = serde_json::from_slice(&receipt.body).unwrap_or_default();
+            self.note(format!("webhook receives {} ({:?})", body["id"], receipt.answer));
+        }
         self.deliveries.check(receipts).map_err(|why| self.fail(why))
     }
 
