@@ -54,7 +54,7 @@ pub struct Receiver {
 impl Receiver {
     pub fn new(seed: u64, timeout: Duration) -> Arc<Self> {
         // Its own sequence, apart from the driver's and the servers'.
-        let rng = fastrand::Rng::with_seed(seed ^ 0x5eed_0f_7ec3_17e5);
+        let rng = fastrand::Rng::with_seed(seed ^ 0x5eed_0f7e_c317_e5a1);
         let inner = Inner { rng, healed: false, receipts: Vec::new(), refused: 0, open: 0 };
         Arc::new(Self { inner: Mutex::new(inner), timeout })
     }
