@@ -25,6 +25,8 @@ use crate::store::{Attempt, EventKind, JournalEntry, Lane, LaneStep, Store, Webh
 const LANES: usize = 16;
 /// Journal entries read at a time by a lane.
 const PAGE: usize = 256;
+/// The longest `lastError` kept, whatever the transport says.
+const ERROR_CHARS: usize = 300;
 /// Steps are written together after this many attempts…
 const FOLD_STEPS: u32 = 64;
 /// …or this long after the first of them.
@@ -268,7 +270,7 @@ impl Sender {
         match sent.await {
             Ok(Ok(status)) if (200..300).contains(&status) => (Some(status), None),
             Ok(Ok(status)) => (Some(status), Some(format!("answered {}", status_text(status)))),
-            Ok(Err(error)) => (None, Some(error)),
+            Ok(Err(error)) => (None, Some(error.chars().take(ERROR_CHARS).collect())),
             Err(_) => (None, Some(format!("no answer within {}", humantime::format_duration(self.settings.timeout)))),
         }
     }

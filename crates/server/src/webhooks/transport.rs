@@ -8,7 +8,7 @@ use reqwest::header::CONTENT_TYPE;
 
 use super::sign;
 
-/// The longest error description kept.
+/// The longest error description made.
 const ERROR_CHARS: usize = 300;
 
 /// Carries one POST of a delivery's body.
