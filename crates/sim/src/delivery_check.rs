@@ -180,3 +180,28 @@ fn signed(header: &str, secret: &str, body: &[u8]) -> bool {
     mac.update(body);
     hex::encode(mac.finalize().into_bytes()) == v1
 }
+
+#[cfg(test)]
+mod tests {
+    use super::signed;
+
+    /// The value Python's `hmac.new(b"whsec_test", b'1764460000.{"id":"impro:7"}', sha256)` gives.
+    const HEADER: &str = "t=1764460000,v1=dd8167b6e0f4392d8e957bf42410d26f00112113cdd2b81a5eb5fcf63bf60eb8";
+
+    #[test]
+    fn a_signature_verifies_with_its_secret_and_body_only() {
+        let body = br#"{"id":"impro:7"}"#;
+        assert!(signed(HEADER, "whsec_test", body));
+        assert!(!signed(HEADER, "whsec_other", body));
+        assert!(!signed(HEADER, "whsec_test", br#"{"id":"impro:8"}"#));
+        assert!(!signed(&HEADER.replace("t=1764460000", "t=1764460001"), "whsec_test", body));
+        assert!(!signed("v1=dd81", "whsec_test", body));
+    }
+
+    #[test]
+    fn the_servers_signatures_verify() {
+        let body = br#"{"id":"sim-a:3"}"#;
+        let header = seathold_server::webhooks::sign::signature("whsec_sim", 1_800_000_000, body);
+        assert!(signed(&header, "whsec_sim", body), "{header}");
+    }
+}
