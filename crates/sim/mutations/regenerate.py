@@ -121,4 +121,23 @@ V = 'crates/seat-state/src/venue/mod.rs'
 edit(V, '''        !self.blocked[at]
             && self.seat_channel[at]''', '''        self.seat_channel[at]''')
 record('blocked-seats-holdable', [V])
+# Webhooks (issue 29): a failed event's retry is written past it, so the
+# lane's cursor skips the event and it is never delivered.
+W = 'crates/server/src/webhooks/sender.rs'
+edit(W, """        let retry = LaneStep {
+            version: entry.version - 1,""", """        let retry = LaneStep {
+            version: entry.version,""")
+record('webhook-failed-event-skipped', [W])
+# Webhooks (issue 29): a failing event does not hold up the next one, so a
+# show's events are first received out of version order.
+edit(W, """        self.fold(working, retry).await?;
+        self.flush(working).await?;
+        Ok(Sent::Stop)""", """        self.fold(working, retry).await?;
+        self.flush(working).await?;
+        Ok(Sent::Next)""")
+record('webhook-next-before-ack', [W])
+# Webhooks (issue 29): a 5xx taken for an acknowledgement, so an event the
+# receiver refused to take is never delivered.
+edit(W, "Ok(Ok(status)) if (200..300).contains(&status) => (Some(status), None),", "Ok(Ok(status)) if (200..600).contains(&status) => (Some(status), None),")
+record('webhook-5xx-taken-as-ack', [W])
 print('ok')

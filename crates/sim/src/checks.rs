@@ -9,7 +9,9 @@
 //! - a viewer resuming after version N gets every version after N, or a
 //!   fresh snapshot, never a replay with holes;
 //! - every acknowledged hold is found by its holder (no ghosts), checked
-//!   every few steps and after the final restart.
+//!   every few steps and after the final restart;
+//! - what the webhook receiver got is signed, true to the journal and in
+//!   order per show ([`crate::delivery_check`]).
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
@@ -36,6 +38,7 @@ impl Sim {
         self.check_queue().await?;
         self.check_acks()?;
         self.check_seat_maps().await?;
+        self.check_webhooks().await?;
         self.drain_viewers();
         if self.step.is_multiple_of(GHOST_CHECK_EVERY) {
             self.check_no_ghosts().await?;
@@ -226,7 +229,7 @@ impl Sim {
         self.check_no_ghosts().await?;
         self.world.faulty.heal();
         for process in 0..self.world.apps.len() {
-            self.world.restart(process);
+            self.world.restart(process).map_err(|error| self.fail(format!("{error:#}")))?;
         }
         self.settle().await?;
         self.check().await?;

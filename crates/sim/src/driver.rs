@@ -12,6 +12,7 @@ use tokio::task::JoinHandle;
 use seathold_server::engine::events::Published;
 use seathold_server::store::CommitFault;
 
+use crate::delivery_check::DeliveryCheck;
 use crate::oracle::Oracle;
 use crate::requests::{Ack, Acked, Ask, Customer, DropsAfterPolls, InFlight, Spec};
 use crate::world::{Answer, World};
@@ -41,6 +42,8 @@ pub struct Sim {
     /// Sweep rounds under way, by process.
     pub sweeps: Vec<(usize, JoinHandle<anyhow::Result<usize>>)>,
     pub oracle: Oracle,
+    /// What the webhook receiver got, as checked so far.
+    pub deliveries: DeliveryCheck,
     pub viewers: BTreeMap<String, Viewer>,
     pub report: Report,
     pub step: usize,
@@ -54,6 +57,7 @@ pub struct Sim {
 impl Sim {
     pub async fn new(config: Config) -> anyhow::Result<Self> {
         let world = World::new(config.store, config.seed).await?;
+        crate::webhooks::subscribe(&world).await?;
         let mut oracle = Oracle::default();
         let mut viewers = BTreeMap::new();
         for show in &world.shows {
@@ -68,6 +72,7 @@ impl Sim {
             in_flight: Vec::new(),
             sweeps: Vec::new(),
             oracle,
+            deliveries: DeliveryCheck::default(),
             viewers,
             report: Report::default(),
             step: 0,
@@ -111,11 +116,12 @@ impl Sim {
     pub async fn run(&mut self) -> Result<Report, Box<Failure>> {
         for step in 0..self.config.steps {
             self.step = step;
-            self.act().await;
+            self.act().await?;
             self.settle().await?;
             self.check().await?;
         }
         self.finish().await?;
+        self.drain_webhooks().await?;
         self.report.steps = self.config.steps;
         self.report.transitions = self.oracle.shows.values().map(|show| show.version).sum();
         for process in 0..self.world.apps.len() {
@@ -169,7 +175,7 @@ impl Sim {
     }
 
     /// One seeded choice.
-    async fn act(&mut self) {
+    async fn act(&mut self) -> Result<(), Box<Failure>> {
         self.move_clock();
         let roll = self.rng.u32(0..100);
         match roll {
@@ -183,9 +189,10 @@ impl Sim {
             73..78 => self.sweep(),
             78..83 => self.reconnect_viewer().await,
             83..86 => self.inject_fault(),
-            86..87 => self.restart(),
+            86..87 => self.restart()?,
             _ => {}
         }
+        Ok(())
     }
 
     fn move_clock(&mut self) {
@@ -352,6 +359,7 @@ impl Sim {
             self.world.faulty.fail_loads(self.rng.usize(1..=2));
         }
         self.note(format!("next commit fails: {fault:?}; reload fails too: {reload_fails}"));
+        self.plan_webhook_fault();
     }
 
     /// Adds what a process's writers evicted, recalled and checkpointed.
@@ -363,7 +371,7 @@ impl Sim {
     }
 
     /// The process dies: requests in flight are lost, memory is gone.
-    fn restart(&mut self) {
+    fn restart(&mut self) -> Result<(), Box<Failure>> {
         self.report.restarts += 1;
         let process = self.process();
         self.count_retention(process);
@@ -382,8 +390,11 @@ impl Sim {
         for viewer in self.viewers.values_mut().filter(|viewer| viewer.process == process) {
             viewer.changes = None;
         }
-        self.world.restart(process);
-        self.note(format!("process {process} restarts"));
+        let open = self.world.receiver.open();
+        self.report.restarts_mid_delivery += u64::from(open > 0);
+        self.world.restart(process).map_err(|error| self.fail(format!("{error:#}")))?;
+        self.note(format!("process {process} restarts ({open} webhook POSTs open)"));
+        Ok(())
     }
 
     /// Reads an answer: remembers acknowledged holds, catches ghosts and 500s.

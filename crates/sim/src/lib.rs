@@ -6,15 +6,20 @@
 //! back, when a commit or a reload fails, when the server restarts. The real
 //! router, engines, sweep and `seat-state` run on a single-threaded tokio
 //! runtime with a paused clock, so the same seed replays the same run.
-//! After every step the invariants are checked (see [`checks`]); a failure
+//! Each process's real webhook sender posts to a flaky receiver the
+//! simulation owns ([`receiver`]). After every step the invariants are
+//! checked (see [`checks`] and [`delivery_check`]); a failure
 //! names its seed and the command that replays it.
 
 mod checks;
+mod delivery_check;
 mod driver;
 mod fingerprint;
 pub mod oracle;
 mod queue_check;
+mod receiver;
 mod requests;
+mod webhooks;
 pub mod world;
 
 use std::time::Duration;
@@ -46,12 +51,19 @@ pub struct Report {
     pub slow_bodies: u64,
     pub faults: u64,
     pub restarts: u64,
+    /// Restarts while the webhook receiver held a POST open.
+    pub restarts_mid_delivery: u64,
     pub clock_steps_back: u64,
     /// Settled holds that left a writer's memory, holds recalled from the
     /// store after that, and checkpoints written.
     pub evicted: u64,
     pub recalled: u64,
     pub checkpoints: u64,
+    /// Webhook POSTs the receiver took, connections it refused, and the
+    /// events acknowledged in the end (every journal entry).
+    pub webhook_posts: u64,
+    pub webhook_refused: u64,
+    pub webhook_events: u64,
     /// A hash of the stored journals, server-made ids (holders, holds)
     /// included: equal for two runs of one seed.
     pub fingerprint: u64,

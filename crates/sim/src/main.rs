@@ -65,7 +65,7 @@ fn main() -> ExitCode {
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts, {} clock steps back, {} holds evicted, {} recalled, {} checkpoints; fingerprint {:016x}",
+        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts ({} with a webhook POST open), {} clock steps back, {} holds evicted, {} recalled, {} checkpoints, {} webhook events acknowledged over {} POSTs taken and {} refused; fingerprint {:016x}",
         args.seeds,
         args.steps,
         total.requests,
@@ -75,10 +75,14 @@ fn main() -> ExitCode {
         total.slow_bodies,
         total.faults,
         total.restarts,
+        total.restarts_mid_delivery,
         total.clock_steps_back,
         total.evicted,
         total.recalled,
         total.checkpoints,
+        total.webhook_events,
+        total.webhook_posts,
+        total.webhook_refused,
         total.fingerprint,
     );
     ExitCode::SUCCESS
@@ -92,9 +96,13 @@ fn add(total: &mut Report, run: &Report) {
     total.slow_bodies += run.slow_bodies;
     total.faults += run.faults;
     total.restarts += run.restarts;
+    total.restarts_mid_delivery += run.restarts_mid_delivery;
     total.evicted += run.evicted;
     total.recalled += run.recalled;
     total.checkpoints += run.checkpoints;
     total.clock_steps_back += run.clock_steps_back;
+    total.webhook_posts += run.webhook_posts;
+    total.webhook_refused += run.webhook_refused;
+    total.webhook_events += run.webhook_events;
     total.fingerprint = total.fingerprint.rotate_left(5) ^ run.fingerprint;
 }

@@ -1,8 +1,10 @@
 //! The simulated world: the real server (router, engines, sweep) over a
-//! store that fails on command, a clock only the simulation moves, and
-//! restarts that throw away everything in memory.
+//! store that fails on command, a clock only the simulation moves,
+//! restarts that throw away everything in memory, and each process's
+//! webhook sender posting to the simulation's flaky receiver.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use axum::Router;
 use axum::body::Body;
@@ -19,6 +21,9 @@ use seathold_server::engine::Retention;
 use seathold_server::randomness::{Randomness, SeededRandomness};
 use seathold_server::state::{AppState, Settings};
 use seathold_server::store::{FaultyStore, MemoryStore, SharedMemoryStore, SqliteStore, Store};
+use seathold_server::webhooks::{Deliveries, WebhookSettings};
+
+use crate::receiver::Receiver;
 
 /// Where the simulated server keeps its data.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,11 +52,23 @@ impl Answer {
     }
 }
 
-/// One server process: its state and router.
+/// One server process: its state, router and webhook sender (stopped
+/// when the process is dropped).
 pub struct App {
     pub state: AppState,
     pub router: Router,
+    _deliveries: Deliveries,
 }
+
+/// The senders' settings: API.md's retry schedule on the simulated clock.
+/// The timeout and the poll are on the runtime's paused clock, which moves
+/// a millisecond a settle: a hung POST is cut off a few steps later.
+const WEBHOOKS: WebhookSettings = WebhookSettings {
+    timeout: Duration::from_millis(5),
+    first_retry: Duration::from_secs(1),
+    give_up: Duration::from_secs(24 * 3600),
+    poll: Duration::from_millis(1),
+};
 
 pub struct World {
     pub clock: TestClock,
@@ -62,6 +79,8 @@ pub struct World {
     /// One process, or two sharing the store.
     pub apps: Vec<App>,
     pub shows: Vec<Show>,
+    /// Where every process's webhook deliveries go.
+    pub receiver: Arc<Receiver>,
     /// Seeds for the processes' randomness, drawn from the run's seed: a
     /// restarted process does not replay its predecessor's tokens and ids.
     seeds: SeededRandomness,
@@ -119,12 +138,13 @@ impl World {
         let faulty = FaultyStore::new(Arc::clone(&truth));
         let processes = if kind == StoreKind::Shared { 2 } else { 1 };
         let seeds = SeededRandomness::new(seed);
-        let mut world = Self { clock, faulty, truth, apps: Vec::new(), shows, seeds, _dir: dir };
-        world.apps = (0..processes).map(|_| world.start()).collect();
+        let receiver = Receiver::new(seed, WEBHOOKS.timeout);
+        let mut world = Self { clock, faulty, truth, apps: Vec::new(), shows, receiver, seeds, _dir: dir };
+        world.apps = (0..processes).map(|_| world.start()).collect::<anyhow::Result<_>>()?;
         Ok(world)
     }
 
-    fn start(&self) -> App {
+    fn start(&self) -> anyhow::Result<App> {
         let admin = Some(Arc::from(ADMIN_TOKEN));
         // Settled holds leave memory after seconds and checkpoints come every
         // few dozen versions, so runs recall holds and load from checkpoints.
@@ -135,12 +155,17 @@ impl World {
         let randomness = Arc::new(SeededRandomness::new(seed));
         let settings = Settings { admin_token: admin, retention, randomness, ..Settings::default() };
         let state = AppState::with_settings(Arc::new(self.faulty.clone()), self.clock.shared(), settings);
-        App { router: router(state.clone(), None), state }
+        // Retries' jitter from the same seed, apart from the ids' sequence.
+        let jitter = Arc::new(SeededRandomness::new(seed ^ 0x0717_7e55));
+        let deliveries = Deliveries::start_with(&state, WEBHOOKS, Arc::clone(&self.receiver) as _, jitter)?;
+        Ok(App { router: router(state.clone(), None), state, _deliveries: deliveries })
     }
 
-    /// Process `at` dies and starts again: its memory is gone, the store stays.
-    pub fn restart(&mut self, at: usize) {
-        self.apps[at] = self.start();
+    /// Process `at` dies and starts again: its memory is gone (deliveries
+    /// under way are cut off), the store stays.
+    pub fn restart(&mut self, at: usize) -> anyhow::Result<()> {
+        self.apps[at] = self.start()?;
+        Ok(())
     }
 
     /// Sends a request and reads the whole answer.

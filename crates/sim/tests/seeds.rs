@@ -32,8 +32,12 @@ fn replays_the_same_run(store: StoreKind) {
     let first = seathold_sim::run(&config).map_err(|failure| failure.to_string());
     let second = seathold_sim::run(&config).map_err(|failure| failure.to_string());
     let (first, second) = (first.expect("seed 7 passes"), second.expect("seed 7 passes again"));
-    assert_eq!((first.fingerprint, first.requests), (second.fingerprint, second.requests));
+    assert_eq!(
+        (first.fingerprint, first.requests, first.webhook_posts),
+        (second.fingerprint, second.requests, second.webhook_posts)
+    );
     assert!(first.transitions > 0, "the run changed something");
+    assert_eq!(first.webhook_events, first.transitions as u64, "every transition was acknowledged");
 }
 
 #[test]

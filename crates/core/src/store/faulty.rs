@@ -8,6 +8,8 @@ use async_trait::async_trait;
 use seat_state::wire::ShowSummary;
 use seat_state::{Hold, HoldId, HolderId, ServerMillis, Show};
 
+mod webhooks;
+
 use super::{
     Batch, Checkpoint, CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, LocalBatch, SessionSeen,
     Store, Transition,
@@ -33,6 +35,10 @@ pub struct Faults {
     pub commits: Vec<CommitFault>,
     /// How many of the next `load_holds` calls fail.
     pub loads: usize,
+    /// How the next webhook lane steps go wrong.
+    pub lane_steps: Vec<CommitFault>,
+    /// How many of the next journal pages read for webhooks fail.
+    pub journal_pages: usize,
 }
 
 /// Wraps a store; clones share the faults.
@@ -58,6 +64,20 @@ impl FaultyStore {
     pub fn fail_loads(&self, count: usize) {
         if let Ok(mut faults) = self.faults.lock() {
             faults.loads += count;
+        }
+    }
+
+    /// Makes the next webhook lane step fail this way (after any already planned).
+    pub fn fail_lane_step(&self, fault: CommitFault) {
+        if let Ok(mut faults) = self.faults.lock() {
+            faults.lane_steps.push(fault);
+        }
+    }
+
+    /// Makes the next `count` journal pages read for webhooks fail.
+    pub fn fail_journal_pages(&self, count: usize) {
+        if let Ok(mut faults) = self.faults.lock() {
+            faults.journal_pages += count;
         }
     }
 
@@ -250,5 +270,3 @@ impl Store for FaultyStore {
         self.inner.append_queue(show_id, entries).await
     }
 }
-
-super::webhooks::delegate_webhook_store!(FaultyStore, inner);

@@ -16,12 +16,14 @@ mod payload;
 pub mod retry;
 mod sender;
 pub mod sign;
+pub mod transport;
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context;
 
+use crate::randomness::SharedRandomness;
 use crate::state::AppState;
 
 /// How deliveries are made; API.md's schedule by default.
@@ -62,22 +64,27 @@ impl Drop for Deliveries {
 }
 
 impl Deliveries {
-    /// Starts sending the deliveries of `state`'s store.
+    /// Starts sending the deliveries of `state`'s store over HTTP.
     pub fn start(state: &AppState, settings: WebhookSettings) -> anyhow::Result<Self> {
-        let client = reqwest::Client::builder()
-            .timeout(settings.timeout)
-            .connect_timeout(settings.timeout)
-            // A redirect is not an acknowledgement, and would send the body elsewhere.
-            .redirect(reqwest::redirect::Policy::none())
-            .user_agent(concat!("seathold-webhooks/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .context("building the webhook client")?;
+        let http = transport::Http::new().context("building the webhook client")?;
+        Self::start_with(state, settings, Arc::new(http), Arc::clone(&state.randomness))
+    }
+
+    /// Starts sending them over `transport`, with retries' jitter from
+    /// `randomness`.
+    pub fn start_with(
+        state: &AppState,
+        settings: WebhookSettings,
+        transport: Arc<dyn transport::Transport>,
+        randomness: SharedRandomness,
+    ) -> anyhow::Result<Self> {
         let sender = sender::Sender {
             store: Arc::clone(&state.store),
             clock: Arc::clone(&state.clock),
             metrics: Arc::clone(&state.edge_metrics),
             settings,
-            client,
+            transport,
+            randomness,
             owner: owner_name()?,
             places: payload::PlacesCache::default(),
         };

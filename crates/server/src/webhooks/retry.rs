@@ -5,6 +5,8 @@
 
 use std::time::Duration;
 
+use crate::randomness::Randomness;
+
 /// No two attempts at one event are further apart than this.
 pub const MAX_GAP: Duration = Duration::from_secs(10 * 60);
 
@@ -25,13 +27,9 @@ pub fn parks(since: i64, next: i64, give_up: Duration) -> bool {
     next.saturating_sub(since) > give_up
 }
 
-/// A uniform number in `[0, 1)` from the system's randomness (0.5 without it).
-pub fn random_unit() -> f64 {
-    let mut bytes = [0u8; 8];
-    if getrandom::fill(&mut bytes).is_err() {
-        return 0.5;
-    }
-    (u64::from_le_bytes(bytes) >> 11) as f64 / (1u64 << 53) as f64
+/// A uniform number in `[0, 1)` from `randomness` (0.5 without it).
+pub fn random_unit(randomness: &dyn Randomness) -> f64 {
+    randomness.next_u64().map_or(0.5, |word| (word >> 11) as f64 / (1u64 << 53) as f64)
 }
 
 #[cfg(test)]
@@ -78,8 +76,9 @@ mod tests {
 
     #[test]
     fn random_units_stay_in_range() {
+        let randomness = crate::randomness::OsRandomness;
         for _ in 0..1000 {
-            let unit = random_unit();
+            let unit = random_unit(&randomness);
             assert!((0.0..1.0).contains(&unit), "{unit}");
         }
     }

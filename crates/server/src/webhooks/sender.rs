@@ -4,24 +4,28 @@
 //! lane, never a show's writer or another webhook.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use reqwest::header::CONTENT_TYPE;
 use tokio::task::JoinSet;
+// The runtime's instant, not the OS's: under a paused clock (the simulator)
+// steps are folded on the clock every other timer follows.
+use tokio::time::Instant;
 
 use seat_state::ServerMillis;
 
 use super::payload::PlacesCache;
+use super::transport::Transport;
 use super::{WebhookSettings, retry, sign};
 use crate::clock::SharedClock;
 use crate::metrics::EdgeMetrics;
+use crate::randomness::SharedRandomness;
 use crate::store::{Attempt, EventKind, JournalEntry, Lane, LaneStep, Store, Webhook};
 
 /// Lanes worked at once by one process.
 const LANES: usize = 16;
 /// Journal entries read at a time by a lane.
 const PAGE: usize = 256;
-/// The longest `lastError` kept.
+/// The longest `lastError` kept, whatever the transport says.
 const ERROR_CHARS: usize = 300;
 /// Steps are written together after this many attempts…
 const FOLD_STEPS: u32 = 64;
@@ -33,7 +37,9 @@ pub(super) struct Sender {
     pub(super) clock: SharedClock,
     pub(super) metrics: Arc<EdgeMetrics>,
     pub(super) settings: WebhookSettings,
-    pub(super) client: reqwest::Client,
+    pub(super) transport: Arc<dyn Transport>,
+    /// Where retries' jitter comes from.
+    pub(super) randomness: SharedRandomness,
     /// This sender's name on its leases.
     pub(super) owner: String,
     pub(super) places: PlacesCache,
@@ -200,7 +206,8 @@ impl Sender {
         webhooks.failed.inc();
         let since = working.failing_since().unwrap_or(started);
         let attempts = working.attempts().saturating_add(1);
-        let next = now.0 + millis(retry::delay(attempts, self.settings.first_retry, retry::random_unit()));
+        let next = now.0
+            + millis(retry::delay(attempts, self.settings.first_retry, retry::random_unit(self.randomness.as_ref())));
         if retry::parks(since.0, next, self.settings.give_up) {
             webhooks.parked.inc();
             tracing::warn!(webhook = %webhook.id, show = %working.lane.show_id, version = entry.version, "webhook event parked");
@@ -255,39 +262,23 @@ impl Sender {
         Ok(true)
     }
 
-    /// POSTs a body, signed at `now`: the status, and why it was not an
-    /// acknowledgement (`None` for a 2xx).
+    /// POSTs a body, signed at `now`, for at most the timeout: the status,
+    /// and why it was not an acknowledgement (`None` for a 2xx).
     async fn post(&self, webhook: &Webhook, body: Vec<u8>, now: ServerMillis) -> (Option<u16>, Option<String>) {
         let signature = sign::signature(&webhook.secret, now.0.div_euclid(1000), &body);
-        let sent = self
-            .client
-            .post(&webhook.url)
-            .header(CONTENT_TYPE, "application/json")
-            .header(sign::HEADER, signature)
-            .body(body)
-            .send()
-            .await;
-        match sent {
-            Ok(answer) if answer.status().is_success() => (Some(answer.status().as_u16()), None),
-            Ok(answer) => (Some(answer.status().as_u16()), Some(format!("answered {}", answer.status()))),
-            Err(error) if error.is_timeout() => {
-                (None, Some(format!("no answer within {}", humantime::format_duration(self.settings.timeout))))
-            }
-            Err(error) => (None, Some(describe(&error))),
+        let sent = tokio::time::timeout(self.settings.timeout, self.transport.post(&webhook.url, &signature, body));
+        match sent.await {
+            Ok(Ok(status)) if (200..300).contains(&status) => (Some(status), None),
+            Ok(Ok(status)) => (Some(status), Some(format!("answered {}", status_text(status)))),
+            Ok(Err(error)) => (None, Some(error.chars().take(ERROR_CHARS).collect())),
+            Err(_) => (None, Some(format!("no answer within {}", humantime::format_duration(self.settings.timeout)))),
         }
     }
 }
 
-/// An error and its causes on one line, cut to [`ERROR_CHARS`].
-fn describe(error: &(dyn std::error::Error + 'static)) -> String {
-    let mut text = error.to_string();
-    let mut cause = error.source();
-    while let Some(next) = cause {
-        text.push_str(": ");
-        text.push_str(&next.to_string());
-        cause = next.source();
-    }
-    text.chars().take(ERROR_CHARS).collect()
+/// A status as reqwest shows it: `500 Internal Server Error`.
+fn status_text(status: u16) -> String {
+    reqwest::StatusCode::from_u16(status).map_or_else(|_| status.to_string(), |status| status.to_string())
 }
 
 fn millis(duration: Duration) -> i64 {
