@@ -109,3 +109,32 @@ async fn metrics_give_conversion_and_expiry_per_show_and_time_to_confirm() {
     assert!(text.contains("seathold_show_holds_total{show=\"op\",outcome=\"created\"} 2"), "{text}");
     assert!(text.contains("seathold_time_to_confirm_seconds_count 1"), "{text}");
 }
+
+#[tokio::test]
+async fn the_journal_and_the_charts_on_one_process_include_what_another_committed() {
+    use seathold_server::clock::TestClock;
+    use seathold_server::store::SharedMemoryStore;
+    use std::sync::Arc;
+
+    let clock = TestClock::at(seat_state::ServerMillis(1_800_000_000_000));
+    let store = SharedMemoryStore::new(clock.shared());
+    let a = TestApp::over_store(Some(ADMIN_TOKEN), Arc::new(store.clone()), &clock);
+    let b = TestApp::over_store(Some(ADMIN_TOKEN), Arc::new(store), &clock);
+    assert_eq!(a.create_show(&show_with("op", 4, 5, json!({}))).await.status, 201);
+    // Process A's writer is up before B writes.
+    let before = admin(&a, "GET", "/api/admin/shows/op/journal", None).await;
+    assert_eq!((before.status.as_u16(), before.body.as_str().unwrap_or_default().lines().count()), (200, 0));
+    let ann = b.session().await;
+    assert_eq!(b.hold(&ann, "op", json!({"holdId": "ann-hold-1", "seats": ["A1"]})).await.status, 201);
+    assert_eq!(b.call("POST", "/api/holds/ann-hold-1/confirm", Some(&ann), None).await.status, 200);
+
+    // A's writer catches up before it answers: the export is the journal at its version.
+    let journal = admin(&a, "GET", "/api/admin/shows/op/journal", None).await;
+    let lines: Vec<Value> = journal.body.as_str().unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let actions: Vec<&Value> = lines.iter().map(|line| &line["action"]).collect();
+    assert_eq!(actions, [&json!("created"), &json!("confirmed")], "{lines:?}");
+    let charts = admin(&a, "GET", "/api/admin/shows/op/onsale", None).await.body;
+    let holds: u64 = charts["minutes"].as_array().unwrap().iter().filter_map(|m| m["holds"].as_u64()).sum();
+    let confirms: u64 = charts["minutes"].as_array().unwrap().iter().filter_map(|m| m["confirms"].as_u64()).sum();
+    assert_eq!((holds, confirms), (1, 1), "{charts}");
+}

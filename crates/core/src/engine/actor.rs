@@ -410,6 +410,7 @@ impl ShowActor {
                 drop(reply.send(Ok(Answer { at: self.latest, value: self.state.held_since(&holder, since) })));
             }
             Read::SoldOut { reply } => drop(reply.send(Ok(Answer { at: self.latest, value: self.state.sold_out() }))),
+            Read::Version { reply } => drop(reply.send(Ok(Answer { at: self.latest, value: self.state.version() }))),
             Read::Operator { now, reply } => {
                 let at = at(now);
                 let view = OperatorView {

@@ -128,6 +128,11 @@ pub enum Read {
     SoldOut {
         reply: Reply<bool>,
     },
+    /// The show's version at the writer's instant: the journal up to it is
+    /// the show as the writer has it (the export and the charts read so).
+    Version {
+        reply: Reply<i64>,
+    },
     /// What the box office sees: one answer of the writer at one instant.
     Operator {
         now: ServerMillis,
@@ -165,6 +170,7 @@ impl Read {
             Self::SeatMap { reply, .. } => drop(reply.send(Err(error))),
             Self::Subscribe { reply, .. } => drop(reply.send(Err(error))),
             Self::HeldSince { reply, .. } | Self::SoldOut { reply } => drop(reply.send(Err(error))),
+            Self::Version { reply } => drop(reply.send(Err(error))),
             Self::Operator { reply, .. } => drop(reply.send(Err(error))),
         }
     }

@@ -262,6 +262,11 @@ impl ShowHandle {
         Ok(self.ask(|reply| Command::Read(Read::SoldOut { reply })).await?.value)
     }
 
+    /// The show's version at the writer's instant.
+    pub async fn version(&self) -> Result<Decided<i64>, EngineError> {
+        self.ask(|reply| Command::Read(Read::Version { reply })).await
+    }
+
     /// Extends, confirms or releases a hold of `holder`.
     pub async fn act(&self, action: Action, holder: HolderId, hold: HoldId) -> Result<Decided<Written>, EngineError> {
         self.ask(|reply| Command::Write(Write::Act { action, holder, hold, reply })).await

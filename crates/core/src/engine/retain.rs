@@ -86,6 +86,7 @@ pub fn named_by_reads(reads: &[Read]) -> Vec<HoldId> {
             | Read::Subscribe { .. }
             | Read::HeldSince { .. }
             | Read::SoldOut { .. }
+            | Read::Version { .. }
             | Read::Operator { .. } => None,
         })
         .collect()

@@ -125,7 +125,9 @@ async fn show_on_sale(
 ) -> Result<Json<OnSaleHistory>, AppError> {
     let engine = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
     let starts = operator::last_hour(now);
-    let journal = state.store.journal(&show_id, 0).await?;
+    let version = engine.version().await?.value;
+    let mut journal = state.store.journal(&show_id, 0).await?;
+    journal.retain(|entry| entry.version <= version);
     let mut minutes = operator::per_minute(&journal, &starts);
     let mut server_time = now;
     if let Some(queue) = state.engines.queue(&show_id, &engine).await? {
@@ -155,7 +157,11 @@ async fn show_journal(
     headers: HeaderMap,
     Path(show_id): Path<String>,
 ) -> Result<Response, AppError> {
-    let (_, journal) = show_and_journal(&state, &show_id).await?;
+    let engine = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
+    let version = engine.version().await?.value;
+    let (_, mut journal) = show_and_journal(&state, &show_id).await?;
+    // The journal as the show's writer had it at one instant.
+    journal.retain(|entry| entry.version <= version);
     let wants_csv =
         headers.get(ACCEPT).and_then(|value| value.to_str().ok()).is_some_and(|value| value.contains("text/csv"));
     Ok(if wants_csv {
