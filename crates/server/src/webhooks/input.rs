@@ -26,10 +26,18 @@ pub fn parse(input: &WebhookInput) -> Result<NewWebhook, String> {
         return Err(format!("url is longer than {MAX_URL} bytes"));
     }
     let parsed = reqwest::Url::parse(url).map_err(|error| format!("url {url:?} is not a URL ({error})"))?;
+    // Taken as written, or not at all: a parser would quietly trim,
+    // percent-encode or lower-case what a shop's operator typed.
+    if url.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        return Err(format!("url {url:?} contains a space or a control character"));
+    }
     if !matches!(parsed.scheme(), "http" | "https") {
         return Err(format!("url must be http or https, not {}", parsed.scheme()));
     }
-    if parsed.host_str().is_none_or(str::is_empty) {
+    let Some(rest) = url.strip_prefix("http://").or_else(|| url.strip_prefix("https://")) else {
+        return Err(format!("url {url:?} must start with http:// or https://"));
+    };
+    if rest.starts_with(['/', '?', '#']) || parsed.host_str().is_none_or(str::is_empty) {
         return Err(format!("url {url:?} names no host"));
     }
     let secret = input.secret.as_deref().ok_or("secret is required")?;
@@ -75,7 +83,12 @@ mod tests {
 
     #[test]
     fn http_and_https_urls_with_known_kinds_are_taken_loopback_included() {
-        for url in ["http://127.0.0.1:9000/hook", "https://hooks.example.com/seathold?x=1", "http://[::1]:80/"] {
+        for url in [
+            "http://127.0.0.1:9000/hook",
+            "https://hooks.example.com/seathold?x=1",
+            "http://[::1]:80/",
+            "http://pRTm/Nc*",
+        ] {
             let parsed = parse(&input(url, "s3cret", &["held", "unblocked"])).unwrap();
             assert_eq!(parsed.url, url);
             assert_eq!(parsed.events, [EventKind::Held, EventKind::Unblocked]);
@@ -87,6 +100,11 @@ mod tests {
         let cases = [
             (input("ftp://example.com/x", "s", &["held"]), "url must be http or https, not ftp"),
             (input("example.com/hook", "s", &["held"]), "is not a URL"),
+            (input("http://example.com/a b", "s", &["held"]), "contains a space or a control character"),
+            (input(" http://example.com/", "s", &["held"]), "contains a space"),
+            (input("HTTP://example.com/", "s", &["held"]), "must start with http:// or https://"),
+            (input("http:example.com/", "s", &["held"]), "must start with http:// or https://"),
+            (input("http:///example.com/", "s", &["held"]), "names no host"),
             (input("http://127.0.0.1/", "  ", &["held"]), "secret is empty"),
             (input("http://127.0.0.1/", "s", &[]), "events names no kind"),
             (input("http://127.0.0.1/", "s", &["sold"]), "events names \"sold\", which is not a kind"),
