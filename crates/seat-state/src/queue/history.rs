@@ -2,6 +2,8 @@
 //! how far it was admitted at past instants, from the same log and formula
 //! as admission itself (so a chart never disagrees with a customer's place).
 
+use std::borrow::Cow;
+
 use super::Queue;
 use crate::time::ServerMillis;
 
@@ -18,8 +20,14 @@ impl Queue {
     /// The queue at each of `instants` (in any order), as far as the log
     /// goes: an instant past the latest entry sees the log as it is.
     pub fn at_instants(&self, instants: &[ServerMillis]) -> Vec<QueueAt> {
-        let mut joined: Vec<ServerMillis> = self.places.iter().map(|place| place.joined_at).collect();
-        joined.sort_unstable();
+        // Sorted as the log has them, unless a writer's clock stepped back.
+        let joined: Cow<'_, [ServerMillis]> = if self.joins_sorted {
+            Cow::Borrowed(&self.join_times)
+        } else {
+            let mut sorted = self.join_times.clone();
+            sorted.sort_unstable();
+            Cow::Owned(sorted)
+        };
         instants
             .iter()
             .map(|&at| {
@@ -73,6 +81,16 @@ mod tests {
         assert_eq!(at(101_000), QueueAt { length: 5, admitted_through: 1 });
         assert_eq!(at(103_000), QueueAt { length: 6, admitted_through: 3 });
         assert_eq!(at(1_000_000), QueueAt { length: 6, admitted_through: 6 }, "never past the length");
+    }
+
+    #[test]
+    fn joins_logged_out_of_time_order_still_count_by_their_instants() {
+        let mut q = queue();
+        join(&mut q, 60_000, "later");
+        join(&mut q, 55_000, "stepped-back");
+        let seen = q.at_instants(&[ServerMillis(54_999), ServerMillis(57_000), ServerMillis(60_000)]);
+        let lengths: Vec<u64> = seen.iter().map(|at| at.length).collect();
+        assert_eq!(lengths, [0, 1, 2]);
     }
 
     #[test]

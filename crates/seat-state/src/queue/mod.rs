@@ -90,6 +90,10 @@ pub struct Queue {
     /// Before the draw: the pre-queue in join order. After it: by position
     /// (index + 1), the drawn pre-queue first, then later joins.
     places: Vec<Place>,
+    /// Every join's instant in log order (ascending, as a writer never
+    /// decides earlier than it did; `joins_sorted` says if one did).
+    join_times: Vec<ServerMillis>,
+    joins_sorted: bool,
     /// Each holder's latest place (an index into `places`).
     by_holder: HashMap<HolderId, usize>,
     per_address: HashMap<String, u32>,
@@ -110,6 +114,8 @@ impl Queue {
             seq: 0,
             latest_at: None,
             places: Vec::new(),
+            join_times: Vec::new(),
+            joins_sorted: true,
             by_holder: HashMap::new(),
             per_address: HashMap::new(),
             seed: None,
@@ -178,6 +184,8 @@ impl Queue {
         match &entry.event {
             QueueEvent::Joined { holder, address } => {
                 let pre_queue = self.seed.is_none();
+                self.joins_sorted &= self.join_times.last().is_none_or(|&last| last <= entry.at);
+                self.join_times.push(entry.at);
                 self.by_holder.insert(holder.clone(), self.places.len());
                 *self.per_address.entry(address.clone()).or_default() += 1;
                 self.places.push(Place {
