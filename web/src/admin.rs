@@ -75,6 +75,9 @@ pub struct Admin {
     watching: StoredValue<Option<Watching>, LocalStorage>,
     /// The seat layout of the show looked at, kept across reloads.
     map: StoredValue<Option<Arc<AdminMap>>>,
+    /// The last hour's charts as last asked for: the show, the local
+    /// instant and the answer.
+    history: StoredValue<Option<(String, i64, seat_state::wire::OnSaleHistory)>>,
     /// The operator asked to close the waiting room and has not confirmed.
     pub closing: RwSignal<bool>,
     /// The waiting room's progress stream, and the show it is of.
@@ -134,6 +137,7 @@ impl Admin {
             pending: StoredValue::new_local(None),
             watching: StoredValue::new_local(None),
             map: StoredValue::new(None),
+            history: StoredValue::new(None),
             closing: RwSignal::new(false),
             queue_feed: StoredValue::new_local(None),
         }

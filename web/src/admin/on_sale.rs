@@ -18,6 +18,9 @@ use super::Admin;
 use crate::api::{self, ApiError, QueueFeed};
 use crate::live_show::both;
 
+/// How long the last hour's charts are kept before they are asked for again.
+const HISTORY_EVERY_MS: i64 = 10_000;
+
 /// What the on-sale panel shows of one show at one instant.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OnSaleBoard {
@@ -131,9 +134,27 @@ impl Admin {
             let (markup, counts) = map.draw(&facts);
             Ok::<_, ApiError>(Some((Arc::from(markup), counts)))
         };
-        let figures = both(api::on_sale_history(show_id, token), api::queue_status(show_id, token));
+        let figures = both(self.recent_history(show_id, token), api::queue_status(show_id, token));
         let ((history, queue), map) = both(figures, map).await;
         Ok(OnSaleBoard { history: history?, queue: queue?, map: map? })
+    }
+
+    /// The last hour by the minute, asked for at most every
+    /// [`HISTORY_EVERY_MS`]: each answer reads the show's whole journal,
+    /// and a board reloads up to once a second in a sale.
+    async fn recent_history(self, show_id: &str, token: &str) -> Result<OnSaleHistory, ApiError> {
+        let now = api::local_now().0;
+        let kept = self.history.with_value(|kept| {
+            kept.as_ref()
+                .filter(|(show, at, _)| show == show_id && now - at < HISTORY_EVERY_MS)
+                .map(|kept| kept.2.clone())
+        });
+        if let Some(history) = kept {
+            return Ok(history);
+        }
+        let history = api::on_sale_history(show_id, token).await?;
+        self.history.set_value(Some((show_id.to_owned(), now, history.clone())));
+        Ok(history)
     }
 
     /// Sends the operator's change to the waiting room, then reloads.
