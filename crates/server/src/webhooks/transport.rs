@@ -8,9 +8,6 @@ use reqwest::header::CONTENT_TYPE;
 
 use super::sign;
 
-/// The longest error description made.
-const ERROR_CHARS: usize = 300;
-
 /// Carries one POST of a delivery's body.
 #[async_trait]
 pub trait Transport: Send + Sync + 'static {
@@ -48,7 +45,7 @@ impl Transport for Http {
     }
 }
 
-/// An error and its causes on one line, cut to [`ERROR_CHARS`].
+/// An error and its causes on one line (the sender cuts it for the log).
 fn describe(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut cause = error.source();
@@ -57,5 +54,5 @@ fn describe(error: &(dyn std::error::Error + 'static)) -> String {
         text.push_str(&next.to_string());
         cause = next.source();
     }
-    text.chars().take(ERROR_CHARS).collect()
+    text
 }
