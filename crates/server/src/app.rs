@@ -11,6 +11,7 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use axum::{Extension, Json, Router};
 use tower_http::CompressionLevel;
+use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::compression::CompressionLayer;
 use tower_http::compression::predicate::{NotForContentType, Predicate, SizeAbove};
 use tower_http::trace::TraceLayer;
@@ -51,10 +52,22 @@ pub fn router(state: AppState, web_dist: Option<&Path>) -> Router {
         None => app.fallback(|| async { AppError::NotFound }),
     };
     let edge = Edge { state: state.clone(), policies: security::Policies::for_web(web_dist) };
-    app.layer(middleware::from_fn_with_state(edge, edge_layer))
+    app.layer(CatchPanicLayer::custom(answer_a_panic))
+        .layer(middleware::from_fn_with_state(edge, edge_layer))
         .layer(compression())
         .layer(TraceLayer::new_for_http())
         .with_state(state)
+}
+
+/// A handler that panics answers 500 `internal` like any other failure
+/// (logged, stamped by the edge) instead of dropping the connection.
+fn answer_a_panic(panic: Box<dyn std::any::Any + Send + 'static>) -> Response {
+    let what = panic
+        .downcast_ref::<&str>()
+        .map(|text| (*text).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "a panic without a message".to_owned());
+    AppError::Internal(anyhow::anyhow!("a handler panicked: {what}")).into_response()
 }
 
 /// How hard answers written per request are compressed: brotli 4 and gzip
@@ -126,4 +139,26 @@ async fn edge_layer(State(edge): State<Edge>, mut request: Request, next: Next) 
     }
     edge.policies.add_to(headers, api);
     response
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use tower::ServiceExt;
+
+    use super::*;
+
+    async fn boom() -> &'static str {
+        panic!("the URL parser's table")
+    }
+
+    #[tokio::test]
+    async fn a_panicking_handler_answers_500_internal_instead_of_dropping_the_connection() {
+        let app = Router::new().route("/boom", get(boom)).layer(CatchPanicLayer::custom(answer_a_panic));
+        let response = app.oneshot(Request::get("/boom").body(Body::empty()).unwrap()).await.unwrap();
+        assert_eq!(response.status(), StatusCode::INTERNAL_SERVER_ERROR);
+        // The edge middleware writes the body from this.
+        let pending = response.extensions().get::<PendingError>().unwrap();
+        assert_eq!(pending.code, "internal");
+    }
 }

@@ -74,8 +74,7 @@ fn constrain_webhooks(schemas: &mut Value) {
     let webhook = &mut schemas["WebhookInput"];
     webhook["required"] = json!(["url", "secret", "events"]);
     let fields = &mut webhook["properties"];
-    fields["url"] = json!({"type": "string", "pattern": "^https?://[^\\s/?#]+([/?#]\\S*)?$",
-                           "maxLength": 2048});
+    fields["url"] = json!({"type": "string", "pattern": crate::webhooks::input::URL_PATTERN, "maxLength": 2048});
     fields["secret"] = json!({"type": "string", "pattern": "\\S", "maxLength": 1024});
     let kinds = ["held", "extended", "confirmed", "released", "expired", "blocked", "unblocked"];
     fields["events"] = json!({"type": "array", "minItems": 1, "uniqueItems": true, "items": {"enum": kinds}});
