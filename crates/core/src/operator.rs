@@ -4,9 +4,9 @@
 use std::collections::HashMap;
 
 use seat_state::wire::{HoldCounts, OnSaleMinute, OperatorHold, PlaceCounts, SeatMap};
-use seat_state::{Hold, HoldStatus, ServerMillis, Show};
+use seat_state::{Change, Hold, HoldStatus, ServerMillis, Show};
 
-use crate::store::{JournalAction, JournalEntry};
+use crate::store::Transition;
 
 /// Holds active at `now`, oldest first.
 pub fn active_holds<'a>(holds: impl IntoIterator<Item = &'a Hold>, now: ServerMillis) -> Vec<OperatorHold> {
@@ -58,25 +58,25 @@ pub fn place_counts(show: &Show, map: &SeatMap) -> (PlaceCounts, HashMap<String,
 }
 
 /// Holds by outcome, and the median seconds from creation to confirmation.
-pub fn hold_counts(journal: &[JournalEntry]) -> (HoldCounts, Option<f64>) {
+pub fn hold_counts(journal: &[Transition]) -> (HoldCounts, Option<f64>) {
     let mut counts = HoldCounts::default();
     let mut created_at = HashMap::new();
     let mut to_confirm = Vec::new();
     for entry in journal {
-        match entry.action {
-            JournalAction::Created { .. } => {
+        match &entry.change {
+            Change::Created { hold } => {
                 counts.created += 1;
-                created_at.insert(&entry.hold_id, entry.at);
+                created_at.insert(&hold.id, entry.at);
             }
-            JournalAction::Confirmed { .. } => {
+            Change::Confirmed { hold, .. } => {
                 counts.confirmed += 1;
-                if let Some(created) = created_at.get(&entry.hold_id) {
+                if let Some(created) = created_at.get(hold) {
                     to_confirm.push((entry.at.0 - created.0) as f64 / 1000.0);
                 }
             }
-            JournalAction::Expired => counts.expired += 1,
-            JournalAction::Released => counts.released += 1,
-            JournalAction::Extended { .. } | JournalAction::Blocked { .. } | JournalAction::Unblocked { .. } => {}
+            Change::Expired { .. } => counts.expired += 1,
+            Change::Released { .. } => counts.released += 1,
+            Change::Extended { .. } | Change::Blocked { .. } | Change::Unblocked { .. } => {}
         }
     }
     to_confirm.sort_by(f64::total_cmp);
@@ -104,17 +104,17 @@ pub fn last_hour(now: ServerMillis) -> Vec<ServerMillis> {
 /// Holds created, confirmed and expired in each minute starting at
 /// `starts` (ascending, a minute apart), as [`OnSaleMinute`]s without the
 /// queue's figures.
-pub fn per_minute(journal: &[JournalEntry], starts: &[ServerMillis]) -> Vec<OnSaleMinute> {
+pub fn per_minute(journal: &[Transition], starts: &[ServerMillis]) -> Vec<OnSaleMinute> {
     let mut minutes: Vec<OnSaleMinute> =
         starts.iter().map(|start| OnSaleMinute { at: start.0, ..OnSaleMinute::default() }).collect();
     let Some(first) = starts.first() else { return minutes };
     for entry in journal {
         let Ok(at) = usize::try_from((entry.at.0 - first.0).div_euclid(MINUTE)) else { continue };
         let Some(minute) = minutes.get_mut(at) else { continue };
-        match entry.action {
-            JournalAction::Created { .. } => minute.holds += 1,
-            JournalAction::Confirmed { .. } => minute.confirms += 1,
-            JournalAction::Expired => minute.expiries += 1,
+        match entry.change {
+            Change::Created { .. } => minute.holds += 1,
+            Change::Confirmed { .. } => minute.confirms += 1,
+            Change::Expired { .. } => minute.expiries += 1,
             _ => {}
         }
     }
@@ -149,12 +149,12 @@ pub struct ExportedEntry {
     pub reason: Option<String>,
 }
 
-impl From<&JournalEntry> for ExportedEntry {
-    fn from(entry: &JournalEntry) -> Self {
+impl From<&Transition> for ExportedEntry {
+    fn from(entry: &Transition) -> Self {
         let mut exported = Self {
             version: entry.version,
             at: entry.at.0,
-            hold_id: entry.hold_id.as_ref().map(ToString::to_string),
+            hold_id: entry.change.hold_id().map(ToString::to_string),
             holder: entry.holder.to_string(),
             action: "",
             seats: None,
@@ -166,29 +166,29 @@ impl From<&JournalEntry> for ExportedEntry {
         };
         let listed =
             |seats: &[seat_state::SeatId]| Some(seats.iter().map(ToString::to_string).collect::<Vec<_>>().join(" "));
-        exported.action = match &entry.action {
-            JournalAction::Created { seats, areas, expires_at } => {
-                exported.seats = listed(seats);
-                let areas = areas.iter().map(|(area, quantity)| format!("{area}:{}", quantity.get()));
+        exported.action = match &entry.change {
+            Change::Created { hold } => {
+                exported.seats = listed(&hold.seats);
+                let areas = hold.areas.iter().map(|(area, quantity)| format!("{area}:{}", quantity.get()));
                 exported.areas = Some(areas.collect::<Vec<_>>().join(" "));
-                exported.expires_at = Some(expires_at.0);
+                exported.expires_at = Some(hold.expires_at.0);
                 "created"
             }
-            JournalAction::Extended { expires_at, extensions } => {
-                (exported.expires_at, exported.extensions) = (Some(expires_at.0), Some(*extensions));
+            Change::Extended { to, extensions, .. } => {
+                (exported.expires_at, exported.extensions) = (Some(to.0), Some(*extensions));
                 "extended"
             }
-            JournalAction::Confirmed { late } => {
+            Change::Confirmed { late, .. } => {
                 exported.late = Some(*late);
                 "confirmed"
             }
-            JournalAction::Released => "released",
-            JournalAction::Expired => "expired",
-            JournalAction::Blocked { seats, reason } => {
+            Change::Released { .. } => "released",
+            Change::Expired { .. } => "expired",
+            Change::Blocked { seats, reason } => {
                 (exported.seats, exported.reason) = (listed(seats), Some(reason.clone()));
                 "blocked"
             }
-            JournalAction::Unblocked { seats } => {
+            Change::Unblocked { seats } => {
                 exported.seats = listed(seats);
                 "unblocked"
             }
@@ -198,7 +198,7 @@ impl From<&JournalEntry> for ExportedEntry {
 }
 
 /// The journal as JSON Lines: one object per entry, oldest first.
-pub fn json_lines(journal: &[JournalEntry]) -> anyhow::Result<String> {
+pub fn json_lines(journal: &[Transition]) -> anyhow::Result<String> {
     let mut text = String::new();
     for entry in journal {
         text.push_str(&serde_json::to_string(&ExportedEntry::from(entry))?);
@@ -208,7 +208,7 @@ pub fn json_lines(journal: &[JournalEntry]) -> anyhow::Result<String> {
 }
 
 /// The journal as CSV, with a header; seats and areas space-separated.
-pub fn csv(journal: &[JournalEntry]) -> anyhow::Result<String> {
+pub fn csv(journal: &[Transition]) -> anyhow::Result<String> {
     let mut writer = csv::Writer::from_writer(Vec::new());
     writer.write_record([
         "version",
@@ -250,21 +250,46 @@ mod tests {
 
     use super::*;
 
-    fn entry(version: i64, at: i64, hold: &str, action: JournalAction) -> JournalEntry {
+    fn entry(version: i64, at: i64, hold: &str, change: impl FnOnce(HoldId) -> Change) -> Transition {
         let hold_id = HoldId::parse(hold).expect("a valid hold id");
-        JournalEntry { version, at: ServerMillis(at), hold_id: Some(hold_id), holder: HolderId::new("h"), action }
+        Transition { version, at: ServerMillis(at), holder: HolderId::new("h"), change: change(hold_id) }
+    }
+
+    const DEADLINE: ServerMillis = ServerMillis(999_999);
+
+    fn created(id: HoldId) -> Change {
+        let hold = Hold {
+            id,
+            holder: HolderId::new("h"),
+            seats: vec![],
+            areas: vec![],
+            created_at: ServerMillis(0),
+            created_version: 1,
+            expires_at: DEADLINE,
+            extensions: 0,
+            stored_status: HoldStatus::Held,
+            late: false,
+        };
+        Change::Created { hold }
+    }
+
+    fn confirmed(late: bool) -> impl FnOnce(HoldId) -> Change {
+        move |hold| Change::Confirmed { hold, deadline: DEADLINE, late }
+    }
+
+    fn expired(hold: HoldId) -> Change {
+        Change::Expired { hold, deadline: DEADLINE }
     }
 
     #[test]
     fn the_median_time_to_confirm_pairs_each_confirmation_with_its_creation() {
-        let created = || JournalAction::Created { seats: vec![], areas: vec![], expires_at: ServerMillis(999_999) };
         let journal = [
-            entry(1, 0, "hold-one", created()),
-            entry(2, 1000, "hold-two", created()),
-            entry(3, 4000, "hold-one", JournalAction::Confirmed { late: false }),
-            entry(4, 11_000, "hold-two", JournalAction::Confirmed { late: true }),
-            entry(5, 12_000, "hold-thr", created()),
-            entry(6, 13_000, "hold-thr", JournalAction::Expired),
+            entry(1, 0, "hold-one", created),
+            entry(2, 1000, "hold-two", created),
+            entry(3, 4000, "hold-one", confirmed(false)),
+            entry(4, 11_000, "hold-two", confirmed(true)),
+            entry(5, 12_000, "hold-thr", created),
+            entry(6, 13_000, "hold-thr", expired),
         ];
         let (counts, median) = hold_counts(&journal);
         assert_eq!(counts, HoldCounts { created: 3, confirmed: 2, expired: 1, released: 0 });
@@ -283,14 +308,13 @@ mod tests {
 
     #[test]
     fn each_entry_counts_in_the_minute_it_was_decided_in_and_older_ones_not_at_all() {
-        let created = || JournalAction::Created { seats: vec![], areas: vec![], expires_at: ServerMillis(999_999) };
         let journal = [
-            entry(1, 59_999, "hold-old", created()),
-            entry(2, 60_000, "hold-one", created()),
-            entry(3, 119_999, "hold-two", created()),
-            entry(4, 120_000, "hold-one", JournalAction::Confirmed { late: false }),
-            entry(5, 150_000, "hold-two", JournalAction::Expired),
-            entry(6, 150_001, "hold-old", JournalAction::Released),
+            entry(1, 59_999, "hold-old", created),
+            entry(2, 60_000, "hold-one", created),
+            entry(3, 119_999, "hold-two", created),
+            entry(4, 120_000, "hold-one", confirmed(false)),
+            entry(5, 150_000, "hold-two", expired),
+            entry(6, 150_001, "hold-old", |hold| Change::Released { hold, previous: HoldStatus::Expired }),
         ];
         let minutes = per_minute(&journal, &[ServerMillis(60_000), ServerMillis(120_000)]);
         let counts: Vec<(u64, u64, u64)> = minutes.iter().map(|m| (m.holds, m.confirms, m.expiries)).collect();

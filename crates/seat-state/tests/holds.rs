@@ -276,6 +276,22 @@ fn stale_changes_are_ignored_by_apply() {
 }
 
 #[test]
+fn a_journal_replays_entry_by_entry_and_names_the_one_that_does_not_apply() {
+    let mut desk = Desk::new(theatre(""));
+    desk.hold("ann", "hold-ann-1", &["A1"], &[], at(0)).unwrap();
+    desk.extend("ann", "hold-ann-1", at(1)).unwrap();
+    let mut replayed = seat_state::ShowState::new(desk.state.show().clone());
+    for (version, change) in (1..).zip(&desk.log) {
+        replayed.apply_next(version, change).unwrap();
+    }
+    assert_eq!(replayed, desk.state, "the log replays to the state that wrote it");
+    let first = desk.log[0].clone();
+    assert_eq!(replayed.apply_next(5, &first).unwrap_err(), "at version 2, the next entry is 5");
+    assert_eq!(replayed.apply_next(3, &first).unwrap_err(), "entry 3 does not apply to the show as it stood");
+    assert_eq!(replayed, desk.state, "a refused entry changes nothing");
+}
+
+#[test]
 fn the_sweep_sees_due_holds_earliest_first_and_bounded() {
     let mut desk = Desk::new(theatre(r#""maxActiveHoldsPerHolder": 5"#));
     for (n, seat) in ["A1", "A2", "A3"].iter().enumerate() {

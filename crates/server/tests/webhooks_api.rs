@@ -77,7 +77,8 @@ async fn bad_webhooks_are_refused_with_the_problem_named_and_change_nothing() {
     };
     for (body, says) in [
         (with("url", json!("ftp://example.com/x")), "url must be http or https"),
-        (with("url", json!("not a url")), "is not a URL"),
+        (with("url", json!("not-a-url")), "is not a URL"),
+        (with("url", json!("not a url")), "contains a space"),
         (with("secret", json!("")), "secret is empty"),
         (with("events", json!([])), "events names no kind"),
         (with("events", json!(["held", "sold"])), "\"sold\""),

@@ -17,7 +17,8 @@ use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
 use sha2::Sha256;
 
-use seathold_server::store::{JournalAction, JournalEntry};
+use seat_state::Change;
+use seathold_server::store::Transition;
 
 use crate::receiver::Receipt;
 
@@ -36,7 +37,7 @@ pub struct DeliveryCheck {
     /// Receipts already checked.
     checked: usize,
     /// Each show's journal as stored, by version.
-    journals: BTreeMap<String, BTreeMap<i64, JournalEntry>>,
+    journals: BTreeMap<String, BTreeMap<i64, Transition>>,
     /// Each hold's places, from its creation, by (show, hold).
     holds: HashMap<(String, String), Places>,
     /// Per show, the last version first received.
@@ -54,12 +55,12 @@ impl DeliveryCheck {
     }
 
     /// Takes the journal entries read after [`Self::known_version`].
-    pub fn add_entries(&mut self, show: &str, entries: Vec<JournalEntry>) {
+    pub fn add_entries(&mut self, show: &str, entries: Vec<Transition>) {
         for entry in entries {
-            if let (JournalAction::Created { seats, areas, .. }, Some(hold)) = (&entry.action, &entry.hold_id) {
-                let seats = seats.iter().map(ToString::to_string).collect();
-                let areas = areas.iter().map(|(area, quantity)| (area.to_string(), quantity.get())).collect();
-                self.holds.insert((show.to_owned(), hold.to_string()), (seats, areas));
+            if let Change::Created { hold } = &entry.change {
+                let seats = hold.seats.iter().map(ToString::to_string).collect();
+                let areas = hold.areas.iter().map(|(area, quantity)| (area.to_string(), quantity.get())).collect();
+                self.holds.insert((show.to_owned(), hold.id.to_string()), (seats, areas));
             }
             self.journals.entry(show.to_owned()).or_default().insert(entry.version, entry);
         }
@@ -121,16 +122,16 @@ impl DeliveryCheck {
     }
 
     /// The delivery API.md describes for a journal entry.
-    fn expected(&self, show: &str, entry: &JournalEntry) -> Result<Value, String> {
-        let (kind, places) = match (&entry.action, &entry.hold_id) {
-            (JournalAction::Blocked { seats, .. }, _) => ("blocked", (names(seats), BTreeMap::new())),
-            (JournalAction::Unblocked { seats }, _) => ("unblocked", (names(seats), BTreeMap::new())),
-            (action, Some(hold)) => {
-                let kind = match action {
-                    JournalAction::Created { .. } => "held",
-                    JournalAction::Extended { .. } => "extended",
-                    JournalAction::Confirmed { .. } => "confirmed",
-                    JournalAction::Released => "released",
+    fn expected(&self, show: &str, entry: &Transition) -> Result<Value, String> {
+        let (kind, places) = match (&entry.change, entry.change.hold_id()) {
+            (Change::Blocked { seats, .. }, _) => ("blocked", (names(seats), BTreeMap::new())),
+            (Change::Unblocked { seats }, _) => ("unblocked", (names(seats), BTreeMap::new())),
+            (change, Some(hold)) => {
+                let kind = match change {
+                    Change::Created { .. } => "held",
+                    Change::Extended { .. } => "extended",
+                    Change::Confirmed { .. } => "confirmed",
+                    Change::Released { .. } => "released",
                     _ => "expired",
                 };
                 let places = self.holds.get(&(show.to_owned(), hold.to_string()));
@@ -144,7 +145,7 @@ impl DeliveryCheck {
             "showId": show,
             "version": entry.version,
             "at": entry.at.0,
-            "holdId": entry.hold_id.as_ref().map(ToString::to_string),
+            "holdId": entry.change.hold_id().map(ToString::to_string),
             "seats": places.0,
             "areas": places.1,
         }))

@@ -11,9 +11,8 @@ impl Sim {
         let mut hasher = std::hash::DefaultHasher::new();
         for show in self.oracle.shows.keys() {
             for entry in self.world.truth.journal(show, 0).await? {
-                let action = format!("{:?}", entry.action);
-                let hold = entry.hold_id.as_ref().map(|id| id.as_str().to_owned());
-                (show, entry.version, entry.at.0, hold, entry.holder.as_str(), action).hash(&mut hasher);
+                let change = format!("{:?}", entry.change);
+                (show, entry.version, entry.at.0, entry.holder.as_str(), change).hash(&mut hasher);
             }
         }
         Ok(hasher.finish())

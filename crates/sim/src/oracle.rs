@@ -8,8 +8,10 @@
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
-use seat_state::{AreaId, HoldId, HoldRules, HolderId, LatePolicy, SeatId, ServerMillis, Show};
-use seathold_server::store::{JournalAction, JournalEntry};
+use seat_state::{
+    AreaId, Change, Hold, HoldId, HoldRules, HoldStatus, HolderId, LatePolicy, SeatId, ServerMillis, Show,
+};
+use seathold_server::store::Transition;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {
@@ -17,6 +19,17 @@ pub enum Status {
     Confirmed,
     Released,
     Expired,
+}
+
+impl Status {
+    fn of(status: HoldStatus) -> Self {
+        match status {
+            HoldStatus::Held => Self::Held,
+            HoldStatus::Confirmed => Self::Confirmed,
+            HoldStatus::Released => Self::Released,
+            HoldStatus::Expired => Self::Expired,
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -70,13 +83,11 @@ impl Oracle {
     }
 
     /// Checks and applies the next journal entries of a show.
-    pub fn check(&mut self, show_id: &str, entries: &[JournalEntry]) -> Result<(), String> {
+    pub fn check(&mut self, show_id: &str, entries: &[Transition]) -> Result<(), String> {
         for entry in entries {
-            let context =
-                || format!("{show_id} v{} at {} {:?} of {:?}", entry.version, entry.at.0, entry.action, entry.hold_id);
-            if let JournalAction::Created { .. } = entry.action
-                && let Some(id) = &entry.hold_id
-                && let Some(owner) = self.hold_ids.insert(id.clone(), show_id.to_owned())
+            let context = || format!("{show_id} v{} at {} {:?}", entry.version, entry.at.0, entry.change);
+            if let Change::Created { hold } = &entry.change
+                && let Some(owner) = self.hold_ids.insert(hold.id.clone(), show_id.to_owned())
             {
                 return Err(format!("{}: hold id already used in show {owner}", context()));
             }
@@ -88,7 +99,7 @@ impl Oracle {
 }
 
 impl ShowModel {
-    fn check(&mut self, entry: &JournalEntry) -> Result<(), String> {
+    fn check(&mut self, entry: &Transition) -> Result<(), String> {
         if entry.version != self.version + 1 {
             return Err(format!("version follows {}", self.version));
         }
@@ -96,16 +107,22 @@ impl ShowModel {
             return Err(format!("decided before the show's latest instant {:?}", self.latest));
         }
         let now = entry.at;
-        let hold_id = || entry.hold_id.clone().ok_or("a hold's entry without its hold");
-        match &entry.action {
-            JournalAction::Blocked { seats, .. } | JournalAction::Unblocked { seats } => {
-                let block = matches!(entry.action, JournalAction::Blocked { .. });
+        match &entry.change {
+            Change::Blocked { seats, .. } | Change::Unblocked { seats } => {
+                let block = matches!(entry.change, Change::Blocked { .. });
                 self.check_block(entry, seats, block)?;
             }
-            JournalAction::Created { seats, areas, expires_at } => {
+            Change::Created { hold } => {
+                let Hold { seats, areas, expires_at, .. } = hold;
+                let as_decided = hold.holder == entry.holder
+                    && (hold.created_at, hold.created_version) == (now, entry.version)
+                    && (hold.extensions, hold.stored_status, hold.late) == (0, HoldStatus::Held, false);
+                if !as_decided {
+                    return Err("a new hold is not its holder's, held, unextended, made at its entry".into());
+                }
                 self.check_create(&entry.holder, seats, areas, *expires_at, now)?;
                 let areas = areas.iter().map(|(area, quantity)| (area.clone(), quantity.get())).collect();
-                let hold = ModelHold {
+                let model = ModelHold {
                     holder: entry.holder.clone(),
                     seats: seats.clone(),
                     areas,
@@ -114,9 +131,12 @@ impl ShowModel {
                     status: Status::Held,
                     created_version: entry.version,
                 };
-                self.holds.insert(hold_id()?, hold);
+                self.holds.insert(hold.id.clone(), model);
             }
-            action => self.check_transition(&hold_id()?, &entry.holder, action, now)?,
+            change => {
+                let id = change.hold_id().ok_or("a hold's entry without its hold")?;
+                self.check_transition(id, &entry.holder, change, now)?;
+            }
         }
         self.version = entry.version;
         self.latest = Some(now);
@@ -125,9 +145,9 @@ impl ShowModel {
 
     /// A block names no hold, is the operator's, and flips each of its
     /// seats (the rules write only the seats that change).
-    fn check_block(&mut self, entry: &JournalEntry, seats: &[SeatId], block: bool) -> Result<(), String> {
-        if entry.hold_id.is_some() || entry.holder.as_str() != "operator" || seats.is_empty() {
-            return Err("a block names no hold, is the operator's and names seats".into());
+    fn check_block(&mut self, entry: &Transition, seats: &[SeatId], block: bool) -> Result<(), String> {
+        if entry.holder.as_str() != "operator" || seats.is_empty() {
+            return Err("a block is the operator's and names seats".into());
         }
         for seat in seats {
             let flipped = if block { self.blocked.insert(seat.clone()) } else { self.blocked.remove(seat) };
@@ -198,19 +218,34 @@ impl ShowModel {
         &mut self,
         id: &HoldId,
         holder: &HolderId,
-        action: &JournalAction,
+        change: &Change,
         now: ServerMillis,
     ) -> Result<(), String> {
         let hold = self.holds.get(id).ok_or("unknown hold")?;
         if hold.holder != *holder {
             return Err("another holder's hold".into());
         }
+        // The condition the write checked is the hold as the model has it.
+        let checked_deadline = match *change {
+            Change::Extended { from: deadline, .. }
+            | Change::Confirmed { deadline, .. }
+            | Change::Expired { deadline, .. } => Some(deadline),
+            _ => None,
+        };
+        if checked_deadline.is_some_and(|deadline| deadline != hold.expires_at) {
+            return Err(format!("checked deadline {checked_deadline:?}, stored {}", hold.expires_at.0));
+        }
+        if let Change::Released { previous, .. } = change
+            && Status::of(*previous) != hold.status
+        {
+            return Err(format!("checked status {previous}, stored {:?}", hold.status));
+        }
         let active = hold.status == Status::Held && hold.expires_at > now;
-        let (status, expires_at, extensions) = match *action {
-            JournalAction::Created { .. } | JournalAction::Blocked { .. } | JournalAction::Unblocked { .. } => {
+        let (status, expires_at, extensions) = match *change {
+            Change::Created { .. } | Change::Blocked { .. } | Change::Unblocked { .. } => {
                 return Err("not a transition of an existing hold".into());
             }
-            JournalAction::Extended { expires_at, extensions } => {
+            Change::Extended { to: expires_at, extensions, .. } => {
                 let expected = hold.expires_at.plus_millis(i64::from(self.rules.extension_seconds) * 1000);
                 if !active || extensions != hold.extensions + 1 || extensions > self.rules.max_extensions {
                     return Err(format!(
@@ -223,8 +258,8 @@ impl ShowModel {
                 }
                 (Status::Held, expires_at, extensions)
             }
-            JournalAction::Confirmed { late: false } if active => (Status::Confirmed, hold.expires_at, hold.extensions),
-            JournalAction::Confirmed { late: true }
+            Change::Confirmed { late: false, .. } if active => (Status::Confirmed, hold.expires_at, hold.extensions),
+            Change::Confirmed { late: true, .. }
                 if self.rules.late_policy == LatePolicy::HonorIfFree
                     && matches!(hold.status, Status::Held | Status::Expired)
                     && hold.expires_at <= now =>
@@ -232,17 +267,17 @@ impl ShowModel {
                 self.check_free(&hold.seats, &hold.areas, now, Some(id))?;
                 (Status::Confirmed, hold.expires_at, hold.extensions)
             }
-            JournalAction::Confirmed { .. } => {
+            Change::Confirmed { .. } => {
                 return Err(format!("confirm of a hold that is {:?}, deadline {}", hold.status, hold.expires_at.0));
             }
-            JournalAction::Released if matches!(hold.status, Status::Held | Status::Expired) => {
+            Change::Released { .. } if matches!(hold.status, Status::Held | Status::Expired) => {
                 (Status::Released, hold.expires_at, hold.extensions)
             }
-            JournalAction::Expired if hold.status == Status::Held && hold.expires_at <= now => {
+            Change::Expired { .. } if hold.status == Status::Held && hold.expires_at <= now => {
                 (Status::Expired, hold.expires_at, hold.extensions)
             }
-            JournalAction::Released | JournalAction::Expired => {
-                return Err(format!("{action:?} of a hold that is {:?}", hold.status));
+            Change::Released { .. } | Change::Expired { .. } => {
+                return Err(format!("{change:?} of a hold that is {:?}", hold.status));
             }
         };
         if let Some(hold) = self.holds.get_mut(id) {

@@ -8,9 +8,10 @@
 //! has the same order; the lottery is the documented one
 //! (`seat_state::queue::draw_order`, which auditors recompute).
 
+use seat_state::Change;
 use seat_state::queue::draw_order;
 use seat_state::{OnSale, QueueEntry, QueueEvent};
-use seathold_server::store::{JournalAction, JournalEntry};
+use seathold_server::store::Transition;
 
 /// The log up to an instant, as the model sees it.
 struct Replayed {
@@ -84,7 +85,7 @@ impl Replayed {
 }
 
 /// Checks the queued show's log and its holds.
-pub fn check(on_sale: &OnSale, log: &[QueueEntry], journal: &[JournalEntry]) -> Result<(), String> {
+pub fn check(on_sale: &OnSale, log: &[QueueEntry], journal: &[Transition]) -> Result<(), String> {
     let opens = on_sale.opens_at.0;
     let mut drawn = None;
     for (at, entry) in log.iter().enumerate() {
@@ -107,9 +108,9 @@ pub fn check(on_sale: &OnSale, log: &[QueueEntry], journal: &[JournalEntry]) -> 
         }
     }
     let window = i64::from(on_sale.admission_seconds) * 1000;
-    let created: Vec<(&JournalEntry, &str)> = journal
+    let created: Vec<(&Transition, &str)> = journal
         .iter()
-        .filter(|entry| matches!(entry.action, JournalAction::Created { .. }))
+        .filter(|entry| matches!(entry.change, Change::Created { .. }))
         .map(|entry| (entry, entry.holder.as_str()))
         .collect();
     for &(entry, holder) in &created {

@@ -23,7 +23,7 @@ use seat_state::{Change, HoldId, SeatScope, ServerMillis, ShowState};
 
 use crate::clock::SharedClock;
 use crate::metrics::{Metrics, Stage};
-use crate::store::{Checkpoint, CommitError, Durable, LoadedHolds, Store};
+use crate::store::{Checkpoint, CommitError, Durable, Store};
 
 use super::commands::{Command, Decided as Answer, OperatorView, Read, Write};
 use super::decide::{Decided, Outcome};
@@ -375,10 +375,11 @@ impl ShowActor {
     /// replay window (its versions may no longer be the stored ones).
     async fn reload(&mut self) -> anyhow::Result<()> {
         let loaded = self.store.load_holds(&self.show_id).await?;
-        self.index.replace_show(&self.show_id, loaded.holds.iter())?;
         self.latest = self.latest.max(loaded.latest_at.unwrap_or(self.latest));
         let from_checkpoint = loaded.from_checkpoint;
-        self.state = restored(ShowState::new(self.state.show().clone()), loaded);
+        let state = loaded.replay(ShowState::new(self.state.show().clone()))?;
+        self.index.replace_show(&self.show_id, state.holds())?;
+        self.state = state;
         self.settled = settled_of(&self.state, self.latest, from_checkpoint);
         self.after_load();
         self.events.forget_recent();
@@ -451,15 +452,4 @@ fn settled_of(state: &ShowState, now: ServerMillis, from_checkpoint: i64) -> Set
         settled.push(at, hold);
     }
     settled
-}
-
-/// A fresh state with stored holds restored and the stored version.
-pub fn restored(mut state: ShowState, loaded: LoadedHolds) -> ShowState {
-    state.restore_retired(&loaded.retired);
-    for hold in loaded.holds {
-        state.restore(hold);
-    }
-    state.restore_blocked(&loaded.blocked);
-    state.set_version(loaded.version);
-    state
 }

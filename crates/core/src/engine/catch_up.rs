@@ -4,7 +4,7 @@
 //! writer behind by k entries reads and applies k entries, never the whole
 //! history.
 
-use crate::store::JournalEntry;
+use crate::store::Transition;
 
 use super::actor::ShowActor;
 
@@ -15,22 +15,13 @@ pub struct Gap(pub String);
 impl ShowActor {
     /// Applies entries after the current version, in order. Entries at or
     /// below it are skipped (already here); a missing version is a gap.
-    pub(super) fn catch_up(&mut self, entries: Vec<JournalEntry>) -> Result<(), Gap> {
+    pub(super) fn catch_up(&mut self, entries: Vec<Transition>) -> Result<(), Gap> {
         for entry in entries {
             if entry.version <= self.state.version() {
                 continue;
             }
-            if entry.version != self.state.version() + 1 {
-                return Err(Gap(format!("at version {}, next entry is {}", self.state.version(), entry.version)));
-            }
-            let change = entry
-                .change_for(&self.state)
-                .ok_or_else(|| Gap(format!("entry {} names a hold this show does not have", entry.version)))?;
-            self.state.apply(&change);
-            if self.state.version() != entry.version {
-                return Err(Gap(format!("entry {} does not apply to the state", entry.version)));
-            }
-            self.observe(&change, entry.at);
+            self.state.apply_next(entry.version, &entry.change).map_err(Gap)?;
+            self.observe(&entry.change, entry.at);
         }
         Ok(())
     }

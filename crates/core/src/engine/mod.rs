@@ -118,9 +118,9 @@ impl Engines {
         let on_sale = show.on_sale;
         let loaded = self.store.load_holds(show_id).await.map_err(|error| Some(storage(error)))?;
         self.metrics.show_loads.inc();
-        self.index.replace_show(&Arc::from(show_id), loaded.holds.iter())?;
         let (latest, from_checkpoint) = (loaded.latest_at, loaded.from_checkpoint);
-        let state = actor::restored(ShowState::new(show), loaded);
+        let state = loaded.replay(ShowState::new(show)).map_err(|error| Some(storage(error)))?;
+        self.index.replace_show(&Arc::from(show_id), state.holds())?;
         let writer = actor::ShowActor::new(
             state,
             latest,

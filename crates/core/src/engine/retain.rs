@@ -8,7 +8,7 @@ use std::collections::{HashSet, VecDeque};
 
 use seat_state::{Change, HoldId, ServerMillis};
 
-use crate::store::{Checkpoint, JournalAction, JournalEntry};
+use crate::store::{Checkpoint, Transition};
 
 use super::actor::ShowActor;
 use super::commands::{Read, Write};
@@ -93,13 +93,15 @@ pub fn named_by_reads(reads: &[Read]) -> Vec<HoldId> {
 }
 
 /// Hold ids entries change without creating them.
-pub fn named_by_entries(entries: &[JournalEntry]) -> Vec<HoldId> {
+pub fn named_by_entries(entries: &[Transition]) -> Vec<HoldId> {
     let created: HashSet<&HoldId> = entries
         .iter()
-        .filter(|entry| matches!(entry.action, JournalAction::Created { .. }))
-        .filter_map(|entry| entry.hold_id.as_ref())
+        .filter_map(|entry| match &entry.change {
+            Change::Created { hold } => Some(&hold.id),
+            _ => None,
+        })
         .collect();
-    entries.iter().filter_map(|entry| entry.hold_id.clone()).filter(|id| !created.contains(id)).collect()
+    entries.iter().filter_map(|entry| entry.change.hold_id().cloned()).filter(|id| !created.contains(id)).collect()
 }
 
 impl ShowActor {

@@ -8,9 +8,10 @@ use std::collections::{BTreeSet, HashSet};
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 
-use seat_state::{AreaId, Hold, HoldId, HoldStatus, HolderId, Quantity, Retired, SeatId, ServerMillis};
+use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, Retired, SeatId, ServerMillis};
 
-use super::{JournalAction, JournalEntry, LoadedHolds};
+use super::journal::{hold_from, through_the_codec};
+use super::{LoadedHolds, Transition};
 
 /// A show's state at `version`, as [`seat_state::ShowState`] keeps it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -140,71 +141,70 @@ impl StoredHold {
 /// keeps nor that journal creates: evicted holds changed later (a late
 /// confirm or a release of a long-expired hold). The store reads each as of
 /// the checkpoint's version.
-pub fn missing_holds(checkpoint: &Checkpoint, tail: &[JournalEntry]) -> Vec<HoldId> {
+pub fn missing_holds(checkpoint: &Checkpoint, tail: &[Transition]) -> Vec<HoldId> {
     let mut known: HashSet<&HoldId> = checkpoint.holds.iter().map(|hold| &hold.id).collect();
     let mut missing = BTreeSet::new();
     for entry in tail {
-        let Some(id) = &entry.hold_id else { continue };
-        if matches!(entry.action, JournalAction::Created { .. }) {
-            known.insert(id);
-        } else if !known.contains(id) {
-            missing.insert(id.clone());
+        match &entry.change {
+            Change::Created { hold } => _ = known.insert(&hold.id),
+            change => {
+                if let Some(id) = change.hold_id().filter(|id| !known.contains(id)) {
+                    missing.insert(id.clone());
+                }
+            }
         }
     }
     missing.into_iter().collect()
 }
 
-/// A hold as its own journal entries (oldest first) make it.
-pub fn hold_from(entries: &[JournalEntry]) -> anyhow::Result<Option<Hold>> {
-    let Some(first) = entries.first() else { return Ok(None) };
-    let mut loaded = super::replay_onto(Vec::new(), first.version, entries)?;
-    Ok(loaded.holds.pop())
-}
-
 /// What a load hands the writer: the checkpoint (if any) with `recalled`
-/// holds (read for [`missing_holds`]) and the journal after it applied.
+/// holds (read for [`missing_holds`]) and the journal after it, to replay.
 /// Recalled confirmed holds stay out: their sales are already retired.
 pub fn load_from(
     version: i64,
     checkpoint: Option<Checkpoint>,
     recalled: Vec<Hold>,
-    tail: &[JournalEntry],
-) -> anyhow::Result<LoadedHolds> {
-    let Some(checkpoint) = checkpoint else { return super::replay_onto(Vec::new(), version, tail) };
-    let from_checkpoint = checkpoint.version;
+    tail: Vec<Transition>,
+) -> LoadedHolds {
+    let latest_at = tail.iter().map(|entry| entry.at).max();
+    let Some(checkpoint) = checkpoint else {
+        return LoadedHolds { version, latest_at, journal: tail, ..LoadedHolds::default() };
+    };
     let mut holds = checkpoint.holds;
     holds.extend(recalled.into_iter().filter(|hold| hold.stored_status != HoldStatus::Confirmed));
     holds.sort_by_key(|hold| hold.created_version);
-    let mut blocked: BTreeSet<SeatId> = checkpoint.blocked.into_iter().collect();
-    let mut loaded = super::replay_blocked_onto(holds, &mut blocked, version, tail)?;
-    loaded.blocked = blocked.into_iter().collect();
-    loaded.latest_at = loaded.latest_at.max(checkpoint.latest_at);
-    loaded.retired = checkpoint.retired;
-    loaded.from_checkpoint = from_checkpoint;
-    Ok(loaded)
+    LoadedHolds {
+        version,
+        holds,
+        blocked: checkpoint.blocked,
+        journal: tail,
+        latest_at: latest_at.max(checkpoint.latest_at),
+        retired: checkpoint.retired,
+        from_checkpoint: checkpoint.version,
+    }
 }
 
 /// A hold as a journal kept in memory (entry `i` at version `i + 1`) makes
 /// it up to `version`: the memory stores' [`super::Store::hold_at`].
-pub fn hold_in(journal: &[super::Transition], hold: &HoldId, version: i64) -> anyhow::Result<Option<Hold>> {
+pub fn hold_in(journal: &[Transition], hold: &HoldId, version: i64) -> anyhow::Result<Option<Hold>> {
     let upto = usize::try_from(version.max(0)).unwrap_or(0).min(journal.len());
-    let entries: Vec<JournalEntry> = journal[..upto]
+    let entries: Vec<Transition> = journal[..upto]
         .iter()
         .filter(|transition| transition.change.hold_id() == Some(hold))
-        .map(JournalEntry::from)
-        .collect();
+        .map(through_the_codec)
+        .collect::<anyhow::Result<_>>()?;
     hold_from(&entries)
 }
 
 /// A load from a journal kept in memory and its checkpoint's JSON: the
 /// memory stores' [`super::Store::load_holds`], through the same codec and
 /// steps as the SQL stores.
-pub fn load_in(journal: &[super::Transition], checkpoint: Option<&str>) -> anyhow::Result<LoadedHolds> {
+pub fn load_in(journal: &[Transition], checkpoint: Option<&str>) -> anyhow::Result<LoadedHolds> {
     let version = journal.len() as i64;
     let checkpoint = checkpoint.map(Checkpoint::decode).transpose()?;
     let after = checkpoint.as_ref().map_or(0, |checkpoint| checkpoint.version);
     let from = usize::try_from(after).unwrap_or(0).min(journal.len());
-    let tail: Vec<JournalEntry> = journal[from..].iter().map(JournalEntry::from).collect();
+    let tail: Vec<Transition> = journal[from..].iter().map(through_the_codec).collect::<anyhow::Result<_>>()?;
     let recalled = match &checkpoint {
         Some(checkpoint) => missing_holds(checkpoint, &tail)
             .iter()
@@ -212,5 +212,5 @@ pub fn load_in(journal: &[super::Transition], checkpoint: Option<&str>) -> anyho
             .collect::<anyhow::Result<_>>()?,
         None => Vec::new(),
     };
-    load_from(version, checkpoint, recalled, &tail)
+    Ok(load_from(version, checkpoint, recalled, tail))
 }

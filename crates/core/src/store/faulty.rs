@@ -11,8 +11,8 @@ use seat_state::{Hold, HoldId, HolderId, ServerMillis, Show};
 mod webhooks;
 
 use super::{
-    Batch, Checkpoint, CommitError, CreateShow, DueExpiry, Durable, JournalEntry, LoadedHolds, LocalBatch, SessionSeen,
-    Store, Transition,
+    Batch, Checkpoint, CommitError, CreateShow, DueExpiry, Durable, LoadedHolds, LocalBatch, SessionSeen, Store,
+    Transition,
 };
 
 /// Polls a written batch takes to become durable: long enough for the
@@ -114,7 +114,7 @@ impl Batch for FaultyBatch<'_> {
         self.inner.now()
     }
 
-    fn take_missed(&mut self) -> Vec<super::JournalEntry> {
+    fn take_missed(&mut self) -> Vec<super::Transition> {
         self.inner.take_missed()
     }
 
@@ -210,7 +210,7 @@ impl Store for FaultyStore {
         self.inner.save_checkpoint(show_id, checkpoint).await
     }
 
-    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
+    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<Transition>> {
         self.inner.journal(show_id, after_version).await
     }
 

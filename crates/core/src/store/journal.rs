@@ -1,181 +1,56 @@
-//! The journal as every store keeps it: one entry per transition, and how
-//! entries become holds again. The SQL stores share one row codec.
-
-use std::collections::{BTreeSet, HashMap};
+//! The journal as every store keeps it: each entry is the [`Transition`] its
+//! writer committed, seat-state's `Change` with the condition its write
+//! checked, written as one row. The SQL stores share this row codec; a load
+//! hands the entries to the writer, which applies them with
+//! `ShowState::apply` (the one transition model).
 
 use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, SeatId, ServerMillis, ShowState};
 
 use super::{LoadedHolds, Transition};
 
-/// One entry of a show's journal (its audit log), as stored.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct JournalEntry {
-    /// The show's version once this entry is applied.
-    pub version: i64,
-    /// The instant it was decided at.
-    pub at: ServerMillis,
-    /// The hold it changed; `None` for a block or unblock.
-    pub hold_id: Option<HoldId>,
-    /// Whose hold it is; the operator for a block or unblock.
-    pub holder: HolderId,
-    pub action: JournalAction,
-}
-
-/// What a journal entry did to its hold.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum JournalAction {
-    Created {
-        seats: Vec<SeatId>,
-        areas: Vec<(AreaId, Quantity)>,
-        expires_at: ServerMillis,
-    },
-    Extended {
-        expires_at: ServerMillis,
-        extensions: u32,
-    },
-    Confirmed {
-        late: bool,
-    },
-    Released,
-    Expired,
-    /// The box office took these seats off sale.
-    Blocked {
-        seats: Vec<SeatId>,
-        reason: String,
-    },
-    /// The box office put these seats back on sale.
-    Unblocked {
-        seats: Vec<SeatId>,
-    },
-}
-
-impl From<&Transition> for JournalEntry {
-    fn from(transition: &Transition) -> Self {
-        let action = match &transition.change {
-            Change::Created { hold } => JournalAction::Created {
-                seats: hold.seats.clone(),
-                areas: hold.areas.clone(),
-                expires_at: hold.expires_at,
-            },
-            Change::Extended { to, extensions, .. } => {
-                JournalAction::Extended { expires_at: *to, extensions: *extensions }
-            }
-            Change::Confirmed { late, .. } => JournalAction::Confirmed { late: *late },
-            Change::Released { .. } => JournalAction::Released,
-            Change::Expired { .. } => JournalAction::Expired,
-            Change::Blocked { seats, reason } => {
-                JournalAction::Blocked { seats: seats.clone(), reason: reason.clone() }
-            }
-            Change::Unblocked { seats } => JournalAction::Unblocked { seats: seats.clone() },
-        };
-        Self {
-            version: transition.version,
-            at: transition.at,
-            hold_id: transition.change.hold_id().cloned(),
-            holder: transition.holder.clone(),
-            action,
+impl LoadedHolds {
+    /// The show as storage has it: the checkpoint's holds, then the journal
+    /// after it applied in order through [`ShowState::apply`]. `state` is a
+    /// fresh state of the show. Fails when an entry does not apply as the
+    /// next version (a journal that contradicts itself).
+    pub fn replay(self, mut state: ShowState) -> anyhow::Result<ShowState> {
+        state.restore_retired(&self.retired);
+        for hold in self.holds {
+            state.restore(hold);
         }
+        state.restore_blocked(&self.blocked);
+        state.set_version(self.from_checkpoint);
+        for entry in &self.journal {
+            state.apply_next(entry.version, &entry.change).map_err(anyhow::Error::msg)?;
+        }
+        anyhow::ensure!(
+            state.version() == self.version,
+            "the journal ends at version {} but the show is at {}",
+            state.version(),
+            self.version
+        );
+        Ok(state)
     }
 }
 
-impl JournalEntry {
-    /// The hold a `created` entry made, as it was then.
-    pub fn created_hold(&self) -> Option<Hold> {
-        let JournalAction::Created { seats, areas, expires_at } = &self.action else { return None };
-        Some(Hold {
-            id: self.hold_id.clone()?,
-            holder: self.holder.clone(),
-            seats: seats.clone(),
-            areas: areas.clone(),
-            created_at: self.at,
-            created_version: self.version,
-            expires_at: *expires_at,
-            extensions: 0,
-            stored_status: HoldStatus::Held,
-            late: false,
-        })
+/// One hold as its own entries (oldest first, its creation first) make it,
+/// through seat-state's transition of a hold; `None` for no entries.
+pub fn hold_from(entries: &[Transition]) -> anyhow::Result<Option<Hold>> {
+    let Some((first, rest)) = entries.split_first() else { return Ok(None) };
+    let Change::Created { hold } = &first.change else {
+        anyhow::bail!("journal entry {} changes a hold the journal does not create before it", first.version)
+    };
+    let mut hold = hold.clone();
+    for entry in rest {
+        anyhow::ensure!(
+            hold.fits(&entry.change),
+            "journal entry {} does not fit hold {} as it stood",
+            entry.version,
+            hold.id
+        );
+        hold.take(&entry.change);
     }
-
-    /// The change this entry made, as `state` (at the version before it)
-    /// applies it; `None` when it names a hold `state` does not have.
-    pub fn change_for(&self, state: &ShowState) -> Option<Change> {
-        self.change_of(|id| state.hold(id))
-    }
-
-    /// The change this entry made, given the hold it names as it stood
-    /// before: the row keeps what the change set, and the conditions it
-    /// was written under come from the hold.
-    fn change_of<'a>(&self, stored: impl FnOnce(&HoldId) -> Option<&'a Hold>) -> Option<Change> {
-        match &self.action {
-            JournalAction::Blocked { seats, reason } => {
-                return Some(Change::Blocked { seats: seats.clone(), reason: reason.clone() });
-            }
-            JournalAction::Unblocked { seats } => return Some(Change::Unblocked { seats: seats.clone() }),
-            _ => {}
-        }
-        if let Some(hold) = self.created_hold() {
-            return Some(Change::Created { hold });
-        }
-        let stored = stored(self.hold_id.as_ref()?)?;
-        let hold = stored.id.clone();
-        Some(match self.action {
-            JournalAction::Created { .. } | JournalAction::Blocked { .. } | JournalAction::Unblocked { .. } => {
-                return None;
-            }
-            JournalAction::Extended { expires_at, extensions } => {
-                Change::Extended { hold, from: stored.expires_at, to: expires_at, extensions }
-            }
-            JournalAction::Confirmed { late } => Change::Confirmed { hold, deadline: stored.expires_at, late },
-            JournalAction::Released => Change::Released { hold, previous: stored.stored_status },
-            JournalAction::Expired => Change::Expired { hold, deadline: stored.expires_at },
-        })
-    }
-}
-
-/// The holds (and blocked seats) a journal describes after `holds` (as a
-/// checkpoint keeps them; empty for the whole journal), oldest first: how
-/// every store rebuilds a show. `version` is the show's stored version.
-pub fn replay_onto(holds: Vec<Hold>, version: i64, journal: &[JournalEntry]) -> anyhow::Result<LoadedHolds> {
-    let mut blocked = BTreeSet::new();
-    let mut loaded = replay_blocked_onto(holds, &mut blocked, version, journal)?;
-    loaded.blocked = blocked.into_iter().collect();
-    Ok(loaded)
-}
-
-/// As [`replay_onto`], with the blocked seats kept in `blocked`.
-pub(super) fn replay_blocked_onto(
-    mut holds: Vec<Hold>,
-    blocked: &mut BTreeSet<SeatId>,
-    version: i64,
-    journal: &[JournalEntry],
-) -> anyhow::Result<LoadedHolds> {
-    let mut by_id: HashMap<HoldId, usize> = holds.iter().enumerate().map(|(at, hold)| (hold.id.clone(), at)).collect();
-    for entry in journal {
-        match &entry.action {
-            JournalAction::Blocked { seats, .. } => blocked.extend(seats.iter().cloned()),
-            JournalAction::Unblocked { seats } => seats.iter().for_each(|seat| _ = blocked.remove(seat)),
-            _ => {}
-        }
-        let Some(hold_id) = &entry.hold_id else { continue };
-        if let Some(hold) = entry.created_hold() {
-            by_id.insert(hold_id.clone(), holds.len());
-            holds.push(hold);
-            continue;
-        }
-        let hold = by_id
-            .get(hold_id)
-            .and_then(|&at| holds.get_mut(at))
-            .ok_or_else(|| anyhow::anyhow!("the journal names unknown hold {hold_id}"))?;
-        // seat-state's transition of a hold, as the writer made it: a
-        // committed entry always fits the hold it followed.
-        let change = entry.change_of(|_| Some(&*hold)).filter(|change| hold.fits(change));
-        let change = change.ok_or_else(|| {
-            anyhow::anyhow!("journal entry {} does not fit hold {hold_id} as it stood", entry.version)
-        })?;
-        hold.take(&change);
-    }
-    let latest_at = journal.iter().map(|entry| entry.at).max();
-    Ok(LoadedHolds { version, holds, blocked: Vec::new(), latest_at, retired: Default::default(), from_checkpoint: 0 })
+    Ok(Some(hold))
 }
 
 /// A journal row's columns after its show, version, instant, hold and holder.
@@ -190,7 +65,30 @@ pub struct Row {
     pub extensions: Option<i64>,
     /// confirmed: after the deadline under `honorIfFree`.
     pub late: Option<bool>,
+    /// extended, confirmed, expired: the deadline the write found.
+    pub checked_deadline: Option<i64>,
+    /// released: the status the write found (`HELD` or `EXPIRED`).
+    pub checked_status: Option<&'static str>,
 }
+
+/// A journal row as read back, every column.
+pub struct StoredRow {
+    pub version: i64,
+    pub at: i64,
+    pub hold_id: Option<String>,
+    pub holder_id: String,
+    pub action: String,
+    pub places: Option<String>,
+    pub expires_at: Option<i64>,
+    pub extensions: Option<i64>,
+    pub late: Option<bool>,
+    pub checked_deadline: Option<i64>,
+    pub checked_status: Option<String>,
+}
+
+/// The columns every journal query selects, in [`StoredRow`]'s order.
+pub const COLUMNS: &str =
+    "version, at, hold_id, holder_id, action, places, expires_at, extensions, late, checked_deadline, checked_status";
 
 /// The `places` of a `created`, `blocked` or `unblocked` row.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -215,12 +113,30 @@ impl Places {
     fn seat_ids(&self) -> anyhow::Result<Vec<SeatId>> {
         Ok(self.seats.iter().map(|seat| SeatId::parse(seat)).collect::<Result<_, _>>()?)
     }
+
+    fn areas(&self) -> anyhow::Result<Vec<(AreaId, Quantity)>> {
+        self.areas
+            .iter()
+            .map(|(area, quantity)| {
+                let quantity = Quantity::new(*quantity).ok_or_else(|| anyhow::anyhow!("zero quantity"))?;
+                Ok((AreaId::parse(area)?, quantity))
+            })
+            .collect()
+    }
 }
 
 impl Row {
     /// The row a change is written as.
     pub fn of(change: &Change) -> Self {
-        let row = |action| Self { action, places: None, expires_at: None, extensions: None, late: None };
+        let row = |action| Self {
+            action,
+            places: None,
+            expires_at: None,
+            extensions: None,
+            late: None,
+            checked_deadline: None,
+            checked_status: None,
+        };
         match change {
             Change::Created { hold } => {
                 let places = Places {
@@ -234,85 +150,184 @@ impl Row {
                     ..row("created")
                 }
             }
-            Change::Extended { to, extensions, .. } => {
-                Self { expires_at: Some(to.0), extensions: Some(i64::from(*extensions)), ..row("extended") }
+            Change::Extended { from, to, extensions, .. } => Self {
+                expires_at: Some(to.0),
+                extensions: Some(i64::from(*extensions)),
+                checked_deadline: Some(from.0),
+                ..row("extended")
+            },
+            Change::Confirmed { deadline, late, .. } => {
+                Self { late: Some(*late), checked_deadline: Some(deadline.0), ..row("confirmed") }
             }
-            Change::Confirmed { late, .. } => Self { late: Some(*late), ..row("confirmed") },
-            Change::Released { .. } => row("released"),
-            Change::Expired { .. } => row("expired"),
+            Change::Released { previous, .. } => Self { checked_status: Some(previous.as_str()), ..row("released") },
+            Change::Expired { deadline, .. } => Self { checked_deadline: Some(deadline.0), ..row("expired") },
             Change::Blocked { seats, reason } => Self { places: Places::seats(seats, Some(reason)), ..row("blocked") },
             Change::Unblocked { seats } => Self { places: Places::seats(seats, None), ..row("unblocked") },
         }
     }
+}
 
-    /// The action a row records.
-    pub fn action(
-        action: &str,
-        places: Option<&str>,
-        expires_at: Option<i64>,
-        extensions: Option<i64>,
-        late: Option<bool>,
-    ) -> anyhow::Result<JournalAction> {
-        let deadline =
-            || expires_at.map(ServerMillis).ok_or_else(|| anyhow::anyhow!("a {action} entry without a deadline"));
-        Ok(match action {
+impl StoredRow {
+    /// The transition this row records.
+    pub fn transition(self) -> anyhow::Result<Transition> {
+        let action = self.action.as_str();
+        let version = self.version;
+        let hold = || -> anyhow::Result<HoldId> {
+            let id = self.hold_id.as_deref().ok_or_else(|| anyhow::anyhow!("a {action} entry without a hold"))?;
+            Ok(HoldId::parse(id)?)
+        };
+        let deadline = |column: Option<i64>, what: &str| {
+            column.map(ServerMillis).ok_or_else(|| anyhow::anyhow!("{action} entry {version} without its {what}"))
+        };
+        let checked = || deadline(self.checked_deadline, "checked deadline");
+        let places = || Places::read(action, self.places.as_deref());
+        let change = match action {
             "created" => {
-                let places = Places::read(action, places)?;
-                JournalAction::Created {
-                    seats: places.seat_ids()?,
-                    areas: places
-                        .areas
-                        .iter()
-                        .map(|(area, quantity)| {
-                            let quantity = Quantity::new(*quantity).ok_or_else(|| anyhow::anyhow!("zero quantity"))?;
-                            Ok((AreaId::parse(area)?, quantity))
-                        })
-                        .collect::<anyhow::Result<_>>()?,
-                    expires_at: deadline()?,
+                let places = places()?;
+                Change::Created {
+                    hold: Hold {
+                        id: hold()?,
+                        holder: HolderId::new(self.holder_id.clone()),
+                        seats: places.seat_ids()?,
+                        areas: places.areas()?,
+                        created_at: ServerMillis(self.at),
+                        created_version: version,
+                        expires_at: deadline(self.expires_at, "deadline")?,
+                        extensions: 0,
+                        stored_status: HoldStatus::Held,
+                        late: false,
+                    },
                 }
             }
-            "extended" => {
-                JournalAction::Extended { expires_at: deadline()?, extensions: u32::try_from(extensions.unwrap_or(0))? }
+            "extended" => Change::Extended {
+                hold: hold()?,
+                from: checked()?,
+                to: deadline(self.expires_at, "deadline")?,
+                extensions: u32::try_from(self.extensions.unwrap_or(0))?,
+            },
+            "confirmed" => Change::Confirmed { hold: hold()?, deadline: checked()?, late: self.late.unwrap_or(false) },
+            "released" => {
+                let found = self.checked_status.as_deref().and_then(HoldStatus::parse);
+                let previous =
+                    found.ok_or_else(|| anyhow::anyhow!("released entry {version} without its checked status"))?;
+                Change::Released { hold: hold()?, previous }
             }
-            "confirmed" => JournalAction::Confirmed { late: late.unwrap_or(false) },
-            "released" => JournalAction::Released,
-            "expired" => JournalAction::Expired,
+            "expired" => Change::Expired { hold: hold()?, deadline: checked()? },
             "blocked" => {
-                let places = Places::read(action, places)?;
-                JournalAction::Blocked { seats: places.seat_ids()?, reason: places.reason.unwrap_or_default() }
+                let places = places()?;
+                Change::Blocked { seats: places.seat_ids()?, reason: places.reason.unwrap_or_default() }
             }
-            "unblocked" => JournalAction::Unblocked { seats: Places::read(action, places)?.seat_ids()? },
+            "unblocked" => Change::Unblocked { seats: places()?.seat_ids()? },
             other => anyhow::bail!("unknown journal action {other:?}"),
-        })
+        };
+        Ok(Transition { change, holder: HolderId::new(self.holder_id), at: ServerMillis(self.at), version })
     }
+}
+
+/// A transition written as a row and read back: what a memory store keeps
+/// passes through the same codec as the SQL stores'.
+pub fn through_the_codec(transition: &Transition) -> anyhow::Result<Transition> {
+    let row = Row::of(&transition.change);
+    StoredRow {
+        version: transition.version,
+        at: transition.at.0,
+        hold_id: transition.change.hold_id().map(ToString::to_string),
+        holder_id: transition.holder.to_string(),
+        action: row.action.to_owned(),
+        places: row.places,
+        expires_at: row.expires_at,
+        extensions: row.extensions,
+        late: row.late,
+        checked_deadline: row.checked_deadline,
+        checked_status: row.checked_status.map(str::to_owned),
+    }
+    .transition()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn entry(version: i64, action: JournalAction) -> JournalEntry {
-        let hold_id = Some(HoldId::parse("hold-one").unwrap());
-        JournalEntry { version, at: ServerMillis(version), hold_id, holder: HolderId::new("ann"), action }
+    fn transition(version: i64, change: Change) -> Transition {
+        Transition { change, holder: HolderId::new("ann"), at: ServerMillis(version), version }
     }
 
-    fn created() -> JournalEntry {
-        let seats = vec![SeatId::parse("A1").unwrap()];
-        entry(1, JournalAction::Created { seats, areas: Vec::new(), expires_at: ServerMillis(100) })
+    fn hold_id() -> HoldId {
+        HoldId::parse("hold-one").unwrap()
+    }
+
+    fn created() -> Transition {
+        let hold = Hold {
+            id: hold_id(),
+            holder: HolderId::new("ann"),
+            seats: vec![SeatId::parse("A1").unwrap()],
+            areas: vec![(AreaId::parse("floor").unwrap(), Quantity::new(2).unwrap())],
+            created_at: ServerMillis(1),
+            created_version: 1,
+            expires_at: ServerMillis(100),
+            extensions: 0,
+            stored_status: HoldStatus::Held,
+            late: false,
+        };
+        transition(1, Change::Created { hold })
     }
 
     #[test]
-    fn a_load_replays_each_entry_through_the_holds_own_transition() {
-        let extended = entry(2, JournalAction::Extended { expires_at: ServerMillis(200), extensions: 1 });
-        let loaded = replay_onto(Vec::new(), 3, &[created(), extended, entry(3, JournalAction::Expired)]).unwrap();
-        let hold = &loaded.holds[0];
+    fn every_change_reads_back_as_written_its_condition_included() {
+        let hold = hold_id;
+        let seats = vec![SeatId::parse("B2").unwrap()];
+        let changes = [
+            created(),
+            transition(
+                2,
+                Change::Extended { hold: hold(), from: ServerMillis(100), to: ServerMillis(200), extensions: 1 },
+            ),
+            transition(3, Change::Confirmed { hold: hold(), deadline: ServerMillis(200), late: true }),
+            transition(4, Change::Released { hold: hold(), previous: HoldStatus::Expired }),
+            transition(5, Change::Expired { hold: hold(), deadline: ServerMillis(200) }),
+            transition(6, Change::Blocked { seats: seats.clone(), reason: "desk".to_owned() }),
+            transition(7, Change::Unblocked { seats }),
+        ];
+        for written in changes {
+            let read = through_the_codec(&written).unwrap();
+            assert_eq!(
+                (read.change, read.holder, read.at, read.version),
+                (written.change, written.holder, written.at, written.version)
+            );
+        }
+    }
+
+    #[test]
+    fn a_row_without_its_condition_is_refused_by_name() {
+        let expired = transition(2, Change::Expired { hold: hold_id(), deadline: ServerMillis(100) });
+        let row = Row::of(&expired.change);
+        let stored = StoredRow {
+            version: 2,
+            at: 2,
+            hold_id: Some("hold-one".to_owned()),
+            holder_id: "ann".to_owned(),
+            action: row.action.to_owned(),
+            places: None,
+            expires_at: None,
+            extensions: None,
+            late: None,
+            checked_deadline: None,
+            checked_status: None,
+        };
+        assert_eq!(stored.transition().unwrap_err().to_string(), "expired entry 2 without its checked deadline");
+    }
+
+    #[test]
+    fn a_hold_is_rebuilt_from_its_own_entries_and_one_that_does_not_fit_fails() {
+        let extended = transition(
+            2,
+            Change::Extended { hold: hold_id(), from: ServerMillis(100), to: ServerMillis(200), extensions: 1 },
+        );
+        let expired = transition(3, Change::Expired { hold: hold_id(), deadline: ServerMillis(200) });
+        let hold = hold_from(&[created(), extended.clone(), expired]).unwrap().unwrap();
         assert_eq!((hold.expires_at, hold.extensions, hold.stored_status), (ServerMillis(200), 1, HoldStatus::Expired));
-    }
-
-    #[test]
-    fn an_entry_that_does_not_fit_its_hold_fails_the_load() {
-        let extended = entry(3, JournalAction::Extended { expires_at: ServerMillis(200), extensions: 1 });
-        let error = replay_onto(Vec::new(), 3, &[created(), entry(2, JournalAction::Expired), extended]).unwrap_err();
+        let stale = transition(3, Change::Expired { hold: hold_id(), deadline: ServerMillis(100) });
+        let error = hold_from(&[created(), extended, stale]).unwrap_err();
         assert_eq!(error.to_string(), "journal entry 3 does not fit hold hold-one as it stood");
     }
 }

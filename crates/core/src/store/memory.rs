@@ -12,12 +12,11 @@ use seat_state::wire::ShowSummary;
 use seat_state::{Change, Hold, HoldId, HolderId, QueueEntry, ServerMillis, Show};
 
 use super::checkpoint::{hold_in, load_in};
+use super::journal::through_the_codec;
 use super::queue_log::continues;
 
 mod webhooks;
-use super::{
-    Checkpoint, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, SessionSeen, Store, Transition,
-};
+use super::{Checkpoint, CommitError, CreateShow, DueExpiry, LoadedHolds, SessionSeen, Store, Transition};
 
 /// Every show, session, hold id and outbox entry.
 #[derive(Clone, Default)]
@@ -143,10 +142,10 @@ impl Store for MemoryStore {
         Ok(())
     }
 
-    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
+    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<Transition>> {
         let inner = self.lock()?;
         let journal = inner.shows.get(show_id).map(|stored| stored.journal.as_slice()).unwrap_or_default();
-        Ok(journal.iter().filter(|t| t.version > after_version).map(JournalEntry::from).collect())
+        journal.iter().filter(|t| t.version > after_version).map(through_the_codec).collect()
     }
 
     async fn hold_show(&self, hold: &HoldId) -> anyhow::Result<Option<String>> {

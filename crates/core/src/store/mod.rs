@@ -28,8 +28,7 @@ use seat_state::{Change, Hold, HoldId, HolderId, QueueEntry, Retired, SeatId, Se
 pub use checkpoint::Checkpoint;
 #[cfg(feature = "testkit")]
 pub use faulty::{CommitFault, Faults, FaultyStore};
-use journal::replay_blocked_onto;
-pub use journal::{JournalAction, JournalEntry, replay_onto};
+pub use journal::hold_from;
 pub use memory::MemoryStore;
 
 pub use postgres::PostgresStore;
@@ -50,8 +49,9 @@ pub enum CreateShow {
     Conflict,
 }
 
-/// One decided change of a hold, ready to be written with its consequences.
-#[derive(Debug, Clone)]
+/// One decided change of a hold, ready to be written with its consequences;
+/// once written, an entry of the show's journal (read back as written).
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Transition {
     pub change: Change,
     /// Whose hold it is (for the audit log).
@@ -74,15 +74,19 @@ pub struct DueExpiry {
     pub idempotency_key: String,
 }
 
-/// A show's holds as storage has them: what a writer starts (or restarts) from.
+/// A show's holds as storage has them: what a writer starts (or restarts)
+/// from, by [`LoadedHolds::replay`].
 #[derive(Debug, Clone, Default)]
 pub struct LoadedHolds {
     /// The show's version: how many transitions its journal has.
     pub version: i64,
-    /// Every hold, oldest first.
+    /// The holds at `from_checkpoint`, oldest first: the checkpoint's, and
+    /// the evicted ones `journal` changes.
     pub holds: Vec<Hold>,
-    /// The seats blocked now.
+    /// The seats blocked at `from_checkpoint`.
     pub blocked: Vec<SeatId>,
+    /// The journal after `from_checkpoint`, oldest first.
+    pub journal: Vec<Transition>,
     /// The latest instant any of its transitions was decided at: the show's
     /// writer never decides earlier, even if the clock stepped back.
     pub latest_at: Option<ServerMillis>,
@@ -136,7 +140,7 @@ pub trait Batch: Send {
     fn now(&self) -> Option<ServerMillis>;
     /// Entries other processes committed after the writer's version, oldest
     /// first: the writer applies them before it decides.
-    fn take_missed(&mut self) -> Vec<JournalEntry>;
+    fn take_missed(&mut self) -> Vec<Transition>;
     /// Writes the transitions as [`Store::commit`] does and ends the batch.
     async fn commit(self: Box<Self>, transitions: Arc<[Transition]>) -> Result<(), CommitError>;
     /// Writes as [`Batch::commit`] does, but may return before the write is
@@ -165,7 +169,7 @@ impl<S: Store + ?Sized> Batch for LocalBatch<'_, S> {
         None
     }
 
-    fn take_missed(&mut self) -> Vec<JournalEntry> {
+    fn take_missed(&mut self) -> Vec<Transition> {
         Vec::new()
     }
 
@@ -244,7 +248,7 @@ pub trait Store: WebhookStore + Send + Sync + 'static {
     /// durable in the journal already.
     async fn save_checkpoint(&self, show_id: &str, checkpoint: &Checkpoint) -> anyhow::Result<()>;
     /// A show's journal entries after `after_version`, oldest first.
-    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>>;
+    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<Transition>>;
     /// Writes consecutive transitions of one show all or nothing, conditional
     /// on the show still being at the version before the first, with their
     /// journal (audit) entries and outbox entries. A new hold's id must be

@@ -15,8 +15,8 @@ use seat_state::wire::ShowSummary;
 use seat_state::{Hold, HoldId, HolderId, QueueEntry, ServerMillis, Show};
 
 use super::{
-    Batch, Checkpoint, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, MemoryStore, QueueBatch,
-    SessionSeen, Store, Transition,
+    Batch, Checkpoint, CommitError, CreateShow, DueExpiry, LoadedHolds, MemoryStore, QueueBatch, SessionSeen, Store,
+    Transition,
 };
 use crate::clock::SharedClock;
 
@@ -83,7 +83,7 @@ struct SharedBatch<'a> {
     show_id: &'a str,
     _lock: OwnedMutexGuard<()>,
     now: ServerMillis,
-    missed: Vec<JournalEntry>,
+    missed: Vec<Transition>,
 }
 
 #[async_trait]
@@ -92,7 +92,7 @@ impl Batch for SharedBatch<'_> {
         Some(self.now)
     }
 
-    fn take_missed(&mut self) -> Vec<JournalEntry> {
+    fn take_missed(&mut self) -> Vec<Transition> {
         std::mem::take(&mut self.missed)
     }
 
@@ -179,7 +179,7 @@ impl Store for SharedMemoryStore {
         self.data.save_checkpoint(show_id, checkpoint).await
     }
 
-    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
+    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<Transition>> {
         self.data.journal(show_id, after_version).await
     }
 

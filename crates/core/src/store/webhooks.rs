@@ -12,9 +12,9 @@
 
 use async_trait::async_trait;
 
-use seat_state::ServerMillis;
+use seat_state::{Change, ServerMillis};
 
-use super::{JournalAction, JournalEntry};
+use super::Transition;
 
 /// A kind of committed transition a webhook may subscribe to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -51,15 +51,15 @@ impl EventKind {
 
     /// The kind of a journal entry (a hold's creation is `held`; a release
     /// by the holder or the operator is `released`).
-    pub fn of(action: &JournalAction) -> Self {
-        match action {
-            JournalAction::Created { .. } => Self::Held,
-            JournalAction::Extended { .. } => Self::Extended,
-            JournalAction::Confirmed { .. } => Self::Confirmed,
-            JournalAction::Released => Self::Released,
-            JournalAction::Expired => Self::Expired,
-            JournalAction::Blocked { .. } => Self::Blocked,
-            JournalAction::Unblocked { .. } => Self::Unblocked,
+    pub fn of(change: &Change) -> Self {
+        match change {
+            Change::Created { .. } => Self::Held,
+            Change::Extended { .. } => Self::Extended,
+            Change::Confirmed { .. } => Self::Confirmed,
+            Change::Released { .. } => Self::Released,
+            Change::Expired { .. } => Self::Expired,
+            Change::Blocked { .. } => Self::Blocked,
+            Change::Unblocked { .. } => Self::Unblocked,
         }
     }
 
@@ -187,7 +187,7 @@ pub trait WebhookStore: Send + Sync {
     /// from an earlier run are void.
     async fn release_leases(&self) -> anyhow::Result<()>;
     /// Up to `limit` journal entries of a show after `after`, oldest first.
-    async fn journal_page(&self, show_id: &str, after: i64, limit: usize) -> anyhow::Result<Vec<JournalEntry>>;
+    async fn journal_page(&self, show_id: &str, after: i64, limit: usize) -> anyhow::Result<Vec<Transition>>;
 }
 
 /// Implements [`WebhookStore`] for a store that wraps another (`$inner`).
@@ -242,7 +242,7 @@ macro_rules! delegate_webhook_store {
                 show_id: &str,
                 after: i64,
                 limit: usize,
-            ) -> anyhow::Result<Vec<$crate::store::JournalEntry>> {
+            ) -> anyhow::Result<Vec<$crate::store::Transition>> {
                 self.$inner.journal_page(show_id, after, limit).await
             }
         }

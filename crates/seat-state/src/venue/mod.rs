@@ -301,6 +301,20 @@ impl ShowState {
         }
     }
 
+    /// Applies a change a journal recorded at `version`, which must be the
+    /// next one: how a writer loads a show and catches up with another
+    /// process. The error names the entry that did not apply.
+    pub fn apply_next(&mut self, version: i64, change: &Change) -> Result<(), String> {
+        if version != self.version + 1 {
+            return Err(format!("at version {}, the next entry is {version}", self.version));
+        }
+        self.apply(change);
+        if self.version != version {
+            return Err(format!("entry {version} does not apply to the show as it stood"));
+        }
+        Ok(())
+    }
+
     fn apply_inner(&mut self, change: &Change) -> bool {
         let hold_id = match change {
             Change::Created { hold } => {

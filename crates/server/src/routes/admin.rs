@@ -20,7 +20,7 @@ use crate::error::{AppError, DecidedAt};
 use crate::extract::{ApiJson, Now};
 use crate::operator;
 use crate::state::AppState;
-use crate::store::JournalEntry;
+use crate::store::Transition;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -33,7 +33,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 }
 
 /// The show and its whole journal, oldest first; 404 for an unknown show.
-async fn show_and_journal(state: &AppState, show_id: &str) -> Result<(Show, Vec<JournalEntry>), AppError> {
+async fn show_and_journal(state: &AppState, show_id: &str) -> Result<(Show, Vec<Transition>), AppError> {
     let show = state.store.show(show_id).await?.ok_or(AppError::UnknownShow)?;
     Ok((show, state.store.journal(show_id, 0).await?))
 }

@@ -6,9 +6,9 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::{Arc, Mutex};
 
 use seat_state::wire::{Delivery, event_id};
-use seat_state::{AreaId, HoldId, Quantity, SeatId};
+use seat_state::{AreaId, Change, HoldId, Quantity, SeatId};
 
-use crate::store::{EventKind, JournalAction, JournalEntry, Store};
+use crate::store::{EventKind, Store, Transition};
 
 /// Holds' places kept at most: a sale's open holds, give or take.
 const KEPT: usize = 100_000;
@@ -58,12 +58,12 @@ impl PlacesCache {
     }
 
     /// The body of `entry`'s delivery, as JSON bytes.
-    pub async fn body(&self, store: &dyn Store, show_id: &str, entry: &JournalEntry) -> anyhow::Result<Vec<u8>> {
-        let places = match (&entry.action, &entry.hold_id) {
-            (JournalAction::Blocked { seats, .. } | JournalAction::Unblocked { seats }, _) => Places::of(seats, &[]),
-            (JournalAction::Created { seats, areas, .. }, Some(hold)) => {
-                let places = Places::of(seats, areas);
-                self.keep(show_id, hold, Arc::clone(&places));
+    pub async fn body(&self, store: &dyn Store, show_id: &str, entry: &Transition) -> anyhow::Result<Vec<u8>> {
+        let places = match (&entry.change, entry.change.hold_id()) {
+            (Change::Blocked { seats, .. } | Change::Unblocked { seats }, _) => Places::of(seats, &[]),
+            (Change::Created { hold }, _) => {
+                let places = Places::of(&hold.seats, &hold.areas);
+                self.keep(show_id, &hold.id, Arc::clone(&places));
                 places
             }
             (_, Some(hold)) => match self.get(show_id, hold) {
@@ -82,11 +82,11 @@ impl PlacesCache {
         };
         let delivery = Delivery {
             id: event_id(show_id, entry.version),
-            kind: EventKind::of(&entry.action).name().to_owned(),
+            kind: EventKind::of(&entry.change).name().to_owned(),
             show_id: show_id.to_owned(),
             version: entry.version,
             at: entry.at.0,
-            hold_id: entry.hold_id.as_ref().map(ToString::to_string),
+            hold_id: entry.change.hold_id().map(ToString::to_string),
             seats: places.seats.clone(),
             areas: places.areas.clone(),
         };

@@ -19,7 +19,7 @@ use super::{WebhookSettings, retry, sign};
 use crate::clock::SharedClock;
 use crate::metrics::EdgeMetrics;
 use crate::randomness::SharedRandomness;
-use crate::store::{Attempt, EventKind, JournalEntry, Lane, LaneStep, Store, Webhook};
+use crate::store::{Attempt, EventKind, Lane, LaneStep, Store, Transition, Webhook};
 
 /// Lanes worked at once by one process.
 const LANES: usize = 16;
@@ -155,7 +155,7 @@ impl Sender {
         loop {
             let page = self.store.journal_page(&working.lane.show_id, working.version(), PAGE).await?;
             let Some(last) = page.last().map(|entry| entry.version) else { return Ok(()) };
-            for entry in page.iter().filter(|entry| webhook.events.contains(&EventKind::of(&entry.action))) {
+            for entry in page.iter().filter(|entry| webhook.events.contains(&EventKind::of(&entry.change))) {
                 if let Sent::Stop = self.attempt(webhook, working, entry).await? {
                     return Ok(());
                 }
@@ -180,7 +180,7 @@ impl Sender {
     }
 
     /// Sends one event once and takes the step that came of it.
-    async fn attempt(&self, webhook: &Webhook, working: &mut Working, entry: &JournalEntry) -> anyhow::Result<Sent> {
+    async fn attempt(&self, webhook: &Webhook, working: &mut Working, entry: &Transition) -> anyhow::Result<Sent> {
         let body = self.places.body(self.store.as_ref(), &working.lane.show_id, entry).await?;
         let started = self.clock.now();
         let (status, error) = self.post(webhook, body, started).await;

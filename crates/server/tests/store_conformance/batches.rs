@@ -22,7 +22,7 @@ pub(crate) async fn a_batch_at_an_old_version_returns_what_others_committed(f: F
     let mut batch = store.begin_batch("conf", 1).await.unwrap();
     let missed = batch.take_missed();
     if f.shared {
-        assert_eq!(missed, entries(&[two, three]), "what was committed after version 1");
+        assert_eq!(missed, vec![two, three], "what was committed after version 1");
     } else {
         assert_eq!(missed, [], "only this process writes: nothing was missed");
     }
@@ -34,7 +34,7 @@ pub(crate) async fn a_batch_at_an_old_version_returns_what_others_committed(f: F
     let now = batch.now().unwrap_or(T0.plus_millis(3 * SECOND));
     let four = decide(&mut state, "h-4", json!({"seats": ["A3"]}), "hold-four", now);
     batch.commit(vec![four.clone()].into()).await.unwrap();
-    assert_eq!(store.journal("conf", 3).await.unwrap(), entries(&[four]));
+    assert_eq!(store.journal("conf", 3).await.unwrap(), vec![four]);
 }
 
 /// A shared store's batch decides at its clock, never below the show's
@@ -103,7 +103,7 @@ pub(crate) async fn a_batch_dropped_without_commit_writes_nothing_and_frees_the_
     let mut state = ShowState::new(show);
     let hold = decide(&mut state, "h-1", json!({"seats": ["A1"]}), "hold-kept", batch.now().unwrap_or(T0));
     batch.commit(vec![hold.clone()].into()).await.unwrap();
-    assert_eq!(store.journal("conf", 0).await.unwrap(), entries(&[hold]));
+    assert_eq!(store.journal("conf", 0).await.unwrap(), vec![hold]);
 }
 
 /// A batch whose commit is refused (decided without what it missed) writes

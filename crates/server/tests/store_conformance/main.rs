@@ -27,8 +27,8 @@ use seat_state::wire::{HoldRequestBody, ShowInput};
 use seat_state::{Change, Decision, Hold, HoldId, HoldStatus, HolderId, Rejection, ServerMillis, Show, ShowState};
 use seathold_server::clock::SystemClock;
 use seathold_server::store::{
-    CommitError, CreateShow, DueExpiry, JournalAction, JournalEntry, MemoryStore, PostgresStore, SessionSeen,
-    SharedMemoryStore, SqliteStore, Store, Transition,
+    CommitError, CreateShow, DueExpiry, MemoryStore, PostgresStore, SessionSeen, SharedMemoryStore, SqliteStore, Store,
+    Transition,
 };
 
 mod batches;

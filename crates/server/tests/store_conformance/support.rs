@@ -71,29 +71,24 @@ pub(crate) async fn commit(store: &dyn Store, show_id: &str, transitions: &[Tran
     store.commit(show_id, transitions.to_vec().into()).await
 }
 
-/// A writer at the stored state of a show, as after a (re)start.
+/// A writer at the stored state of a show, as after a (re)start: the
+/// store's load replayed as the engine replays it.
 pub(crate) async fn writer(store: &dyn Store, show: &Show) -> ShowState {
     let loaded = store.load_holds(show.id.as_str()).await.unwrap();
-    let mut state = ShowState::new(show.clone());
-    for hold in loaded.holds {
-        state.restore(hold);
-    }
-    state.set_version(loaded.version);
-    state
+    loaded.replay(ShowState::new(show.clone())).unwrap()
+}
+
+/// The holds a writer loads for a stored show, oldest first.
+pub(crate) async fn loaded_holds(store: &dyn Store, show_id: &str) -> Vec<Hold> {
+    let show = store.show(show_id).await.unwrap().expect("the show is stored");
+    writer(store, &show).await.holds().cloned().collect()
 }
 
 /// Applies entries another process committed, as a writer catching up does.
-pub(crate) fn apply_missed(state: &mut ShowState, entries: &[JournalEntry]) {
+pub(crate) fn apply_missed(state: &mut ShowState, entries: &[Transition]) {
     for entry in entries {
-        assert_eq!(entry.version, state.version() + 1, "missed entries follow the writer's version, in order");
-        let change = entry.change_for(state).expect("a missed entry names a known hold");
-        state.apply(&change);
-        assert_eq!(state.version(), entry.version, "missed entry {} applies", entry.version);
+        state.apply_next(entry.version, &entry.change).unwrap();
     }
-}
-
-pub(crate) fn entries(transitions: &[Transition]) -> Vec<JournalEntry> {
-    transitions.iter().map(JournalEntry::from).collect()
 }
 
 /// What a show has stored, to check that a refused commit wrote nothing.
@@ -102,14 +97,15 @@ pub(crate) struct Stored {
     version: i64,
     holds: Vec<Hold>,
     latest_at: Option<ServerMillis>,
-    journal: Vec<JournalEntry>,
+    journal: Vec<Transition>,
 }
 
 impl Stored {
     pub(crate) async fn read(store: &dyn Store, show_id: &str) -> Self {
         let loaded = store.load_holds(show_id).await.unwrap();
         let journal = store.journal(show_id, 0).await.unwrap();
-        Self { version: loaded.version, holds: loaded.holds, latest_at: loaded.latest_at, journal }
+        let holds = loaded_holds(store, show_id).await;
+        Self { version: loaded.version, holds, latest_at: loaded.latest_at, journal }
     }
 }
 
@@ -149,7 +145,7 @@ pub(crate) fn none() -> Arc<[Transition]> {
 /// in two live holds (held or confirmed) or an area over its capacity: the
 /// reason a stale batch must be refused, checked before how it was.
 pub(crate) async fn assert_not_oversold(store: &dyn Store, show: &Show, now: ServerMillis) {
-    let holds = store.load_holds(show.id.as_str()).await.unwrap().holds;
+    let holds = loaded_holds(store, show.id.as_str()).await;
     let live: Vec<&Hold> =
         holds.iter().filter(|hold| matches!(hold.status_at(now), HoldStatus::Held | HoldStatus::Confirmed)).collect();
     let mut seen = std::collections::HashMap::new();

@@ -119,12 +119,12 @@ pub async fn expected(store: &dyn Store, shows: &[&str], kinds: &[EventKind], af
         let journal = store.journal(show, after).await.unwrap();
         let events = journal
             .iter()
-            .filter(|entry| kinds.contains(&EventKind::of(&entry.action)))
+            .filter(|entry| kinds.contains(&EventKind::of(&entry.change)))
             .map(|entry| {
                 (
                     entry.version,
-                    EventKind::of(&entry.action).name().to_owned(),
-                    entry.hold_id.as_ref().map(ToString::to_string),
+                    EventKind::of(&entry.change).name().to_owned(),
+                    entry.change.hold_id().map(ToString::to_string),
                 )
             })
             .collect();

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use seat_state::ServerMillis;
 
 use super::{CommitFault, FaultyStore};
-use crate::store::{DeliveryTally, JournalEntry, Lane, LaneStep, Webhook, WebhookStore};
+use crate::store::{DeliveryTally, Lane, LaneStep, Transition, Webhook, WebhookStore};
 
 impl FaultyStore {
     fn next_lane_step_fault(&self) -> Option<CommitFault> {
@@ -74,7 +74,7 @@ impl WebhookStore for FaultyStore {
         self.inner.release_leases().await
     }
 
-    async fn journal_page(&self, show_id: &str, after: i64, limit: usize) -> anyhow::Result<Vec<JournalEntry>> {
+    async fn journal_page(&self, show_id: &str, after: i64, limit: usize) -> anyhow::Result<Vec<Transition>> {
         if self.next_journal_page_fails() {
             anyhow::bail!("injected fault: reading {show_id}'s journal for webhooks failed");
         }

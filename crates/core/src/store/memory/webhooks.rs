@@ -7,8 +7,9 @@ use async_trait::async_trait;
 use seat_state::ServerMillis;
 
 use super::MemoryStore;
+use crate::store::Transition;
+use crate::store::journal::through_the_codec;
 use crate::store::webhooks::{Attempt, DeliveryTally, EventKind, Lane, LaneStep, Webhook, WebhookStore};
-use crate::store::{JournalEntry, Transition};
 
 /// Every webhook, and the lanes by (webhook id, show id).
 #[derive(Default)]
@@ -178,16 +179,16 @@ impl WebhookStore for MemoryStore {
         Ok(())
     }
 
-    async fn journal_page(&self, show_id: &str, after: i64, limit: usize) -> anyhow::Result<Vec<JournalEntry>> {
+    async fn journal_page(&self, show_id: &str, after: i64, limit: usize) -> anyhow::Result<Vec<Transition>> {
         let inner = self.lock()?;
         let journal = inner.shows.get(show_id).map(|stored| stored.journal.as_slice()).unwrap_or_default();
         let start = usize::try_from(after.max(0)).unwrap_or(usize::MAX).min(journal.len());
-        Ok(journal[start..].iter().take(limit).map(JournalEntry::from).collect())
+        journal[start..].iter().take(limit).map(through_the_codec).collect()
     }
 }
 
 /// Entries of `kinds` after `after` (entry `i` has version `i + 1`).
 fn pending(journal: &[Transition], after: i64, kinds: &[EventKind]) -> u64 {
     let start = usize::try_from(after.max(0)).unwrap_or(usize::MAX).min(journal.len());
-    journal[start..].iter().filter(|t| kinds.contains(&EventKind::of(&JournalEntry::from(*t).action))).count() as u64
+    journal[start..].iter().filter(|t| kinds.contains(&EventKind::of(&t.change))).count() as u64
 }

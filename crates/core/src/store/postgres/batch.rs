@@ -18,14 +18,14 @@ use seat_state::{HoldId, ServerMillis};
 
 use super::rows::{self, columns};
 use super::{CHANNEL, NOW_MS};
-use crate::store::{Batch, CommitError, JournalEntry, Transition};
+use crate::store::{Batch, CommitError, Transition};
 
 /// An open transaction holding one show's lock; rolled back if dropped.
 pub struct PgBatch<'a> {
     client: Option<Object>,
     show_id: &'a str,
     now: ServerMillis,
-    missed: Vec<JournalEntry>,
+    missed: Vec<Transition>,
 }
 
 fn failed(error: impl Into<anyhow::Error>) -> CommitError {
@@ -42,9 +42,10 @@ const MOVE_VERSION: &str = "WITH moved AS (
 const CLAIM_HOLD_IDS: &str = "INSERT INTO hold_ids (hold_id, show_id, holder_id, created_at, version)
     SELECT id, $1, holder, at, v FROM UNNEST($2::text[], $3::text[], $4::bigint[], $5::bigint[]) AS t (id, holder, at, v)";
 const APPEND_JOURNAL: &str = "INSERT INTO journal
-        (show_id, version, at, hold_id, holder_id, action, places, expires_at, extensions, late)
+        (show_id, version, at, hold_id, holder_id, action, places, expires_at, extensions, late,
+         checked_deadline, checked_status)
     SELECT $1, * FROM UNNEST($2::bigint[], $3::bigint[], $4::text[], $5::text[], $6::text[],
-                             $7::text[], $8::bigint[], $9::bigint[], $10::boolean[])";
+                             $7::text[], $8::bigint[], $9::bigint[], $10::boolean[], $11::bigint[], $12::text[])";
 const ADD_OUTBOX: &str =
     "INSERT INTO outbox (show_id, hold_id, deadline) SELECT $1, * FROM UNNEST($2::text[], $3::bigint[])";
 
@@ -119,7 +120,7 @@ impl<'a> PgBatch<'a> {
         let move_params: [&(dyn ToSql + Sync); 4] = [&show_id, &previous, &last.version, &latest];
         let claim_params: [&(dyn ToSql + Sync); 5] =
             [&show_id, &claims.hold_id, &claims.holder_id, &claims.created_at, &claims.version];
-        let journal_params: [&(dyn ToSql + Sync); 10] = [
+        let journal_params: [&(dyn ToSql + Sync); 12] = [
             &show_id,
             &journal.version,
             &journal.at,
@@ -130,6 +131,8 @@ impl<'a> PgBatch<'a> {
             &journal.expires_at,
             &journal.extensions,
             &journal.late,
+            &journal.checked_deadline,
+            &journal.checked_status,
         ];
         let outbox_params: [&(dyn ToSql + Sync); 3] = [&show_id, &claims.outbox_hold, &claims.outbox_deadline];
         let notify_params: [&(dyn ToSql + Sync); 2] = [&CHANNEL, &show_id];
@@ -159,7 +162,7 @@ impl Batch for PgBatch<'_> {
         Some(self.now)
     }
 
-    fn take_missed(&mut self) -> Vec<JournalEntry> {
+    fn take_missed(&mut self) -> Vec<Transition> {
         std::mem::take(&mut self.missed)
     }
 

@@ -37,18 +37,17 @@ use seat_state::{Hold, HoldId, HolderId, ServerMillis, Show};
 
 use self::tls::Tls;
 use super::checkpoint::{load_from, missing_holds};
-use super::{
-    Batch, Checkpoint, CommitError, CreateShow, DueExpiry, JournalEntry, LoadedHolds, SessionSeen, Store, Transition,
-};
+use super::{Batch, Checkpoint, CommitError, CreateShow, DueExpiry, LoadedHolds, SessionSeen, Store, Transition};
 
 /// Migrations, in order; each runs once, under a lock, in its own transaction.
-const MIGRATIONS: [&str; 6] = [
+const MIGRATIONS: [&str; 7] = [
     include_str!("../../../migrations/postgres/0001_schema.sql"),
     include_str!("../../../migrations/postgres/0002_blocked_seats.sql"),
     include_str!("../../../migrations/postgres/0003_session_last_seen.sql"),
     include_str!("../../../migrations/postgres/0004_checkpoints.sql"),
     include_str!("../../../migrations/postgres/0005_queue.sql"),
     include_str!("../../../migrations/postgres/0006_webhooks.sql"),
+    include_str!("../../../migrations/postgres/0007_journal_conditions.sql"),
 ];
 /// The `NOTIFY` channel batch commits announce their show on.
 const CHANNEL: &str = "seathold_changes";
@@ -275,7 +274,7 @@ impl Store for PostgresStore {
             }
         }
         transaction.commit().await?;
-        load_from(version, checkpoint, recalled, &tail)
+        Ok(load_from(version, checkpoint, recalled, tail))
     }
 
     async fn hold_at(&self, show_id: &str, hold: &HoldId, version: i64) -> anyhow::Result<Option<Hold>> {
@@ -308,7 +307,7 @@ impl Store for PostgresStore {
         Ok(())
     }
 
-    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<JournalEntry>> {
+    async fn journal(&self, show_id: &str, after_version: i64) -> anyhow::Result<Vec<Transition>> {
         let client = self.client().await?;
         rows::journal(&client, show_id, after_version).await
     }

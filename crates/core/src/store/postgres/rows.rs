@@ -2,14 +2,13 @@
 //! time (one statement per table, arrays unnested).
 
 use deadpool_postgres::GenericClient;
-use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis};
+use seat_state::{Change, Hold, HoldId};
 
-use crate::store::checkpoint::hold_from;
-use crate::store::journal::Row;
-use crate::store::{JournalEntry, Transition};
+use crate::store::Transition;
+use crate::store::journal::{COLUMNS, Row, StoredRow, hold_from};
 
 /// A show's journal entries after `after`, oldest first.
-pub async fn journal(client: &impl GenericClient, show_id: &str, after: i64) -> anyhow::Result<Vec<JournalEntry>> {
+pub async fn journal(client: &impl GenericClient, show_id: &str, after: i64) -> anyhow::Result<Vec<Transition>> {
     journal_page(client, show_id, after, None).await
 }
 
@@ -19,11 +18,10 @@ pub async fn journal_page(
     show_id: &str,
     after: i64,
     limit: Option<i64>,
-) -> anyhow::Result<Vec<JournalEntry>> {
+) -> anyhow::Result<Vec<Transition>> {
     let rows = client
         .query(
-            "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
-             FROM journal WHERE show_id = $1 AND version > $2 ORDER BY version LIMIT $3",
+            &format!("SELECT {COLUMNS} FROM journal WHERE show_id = $1 AND version > $2 ORDER BY version LIMIT $3"),
             &[&show_id, &after, &limit],
         )
         .await?;
@@ -39,8 +37,9 @@ pub async fn hold_at(
 ) -> anyhow::Result<Option<Hold>> {
     let rows = client
         .query(
-            "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
-             FROM journal WHERE hold_id = $2 AND show_id = $1 AND version <= $3 ORDER BY version",
+            &format!(
+                "SELECT {COLUMNS} FROM journal WHERE hold_id = $2 AND show_id = $1 AND version <= $3 ORDER BY version"
+            ),
             &[&show_id, &hold.as_str(), &version],
         )
         .await?;
@@ -58,28 +57,35 @@ pub async fn holds_at(
     let ids: Vec<&str> = holds.iter().map(HoldId::as_str).collect();
     let rows = client
         .query(
-            "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
-             FROM journal WHERE hold_id = ANY($2) AND show_id = $1 AND version <= $3 ORDER BY hold_id, version",
+            &format!("SELECT {COLUMNS} FROM journal WHERE hold_id = ANY($2) AND show_id = $1 AND version <= $3 ORDER BY hold_id, version"),
             &[&show_id, &ids, &version],
         )
         .await?;
     let entries = entries(&rows)?;
-    entries.chunk_by(|a, b| a.hold_id == b.hold_id).filter_map(|one| hold_from(one).transpose()).collect()
+    entries
+        .chunk_by(|a, b| a.change.hold_id() == b.change.hold_id())
+        .filter_map(|one| hold_from(one).transpose())
+        .collect()
 }
 
-/// Journal rows (in the column order the queries above select) as entries.
-fn entries(rows: &[tokio_postgres::Row]) -> anyhow::Result<Vec<JournalEntry>> {
+/// Journal rows (selected as [`COLUMNS`]) as entries.
+fn entries(rows: &[tokio_postgres::Row]) -> anyhow::Result<Vec<Transition>> {
     rows.iter()
         .map(|row| {
-            let action: String = row.get(4);
-            let places: Option<String> = row.get(5);
-            Ok(JournalEntry {
+            StoredRow {
                 version: row.get(0),
-                at: ServerMillis(row.get(1)),
-                hold_id: row.get::<_, Option<&str>>(2).map(HoldId::parse).transpose()?,
-                holder: HolderId::new(row.get::<_, String>(3)),
-                action: Row::action(&action, places.as_deref(), row.get(6), row.get(7), row.get(8))?,
-            })
+                at: row.get(1),
+                hold_id: row.get(2),
+                holder_id: row.get(3),
+                action: row.get(4),
+                places: row.get(5),
+                expires_at: row.get(6),
+                extensions: row.get(7),
+                late: row.get(8),
+                checked_deadline: row.get(9),
+                checked_status: row.get(10),
+            }
+            .transition()
         })
         .collect()
 }
@@ -96,6 +102,8 @@ pub struct Columns {
     pub expires_at: Vec<Option<i64>>,
     pub extensions: Vec<Option<i64>>,
     pub late: Vec<Option<bool>>,
+    pub checked_deadline: Vec<Option<i64>>,
+    pub checked_status: Vec<Option<&'static str>>,
 }
 
 /// New holds' ids with their holder and order, and outbox deadlines.
@@ -123,6 +131,8 @@ pub fn columns(transitions: &[Transition]) -> (Columns, Claims) {
         journal.expires_at.push(row.expires_at);
         journal.extensions.push(row.extensions);
         journal.late.push(row.late);
+        journal.checked_deadline.push(row.checked_deadline);
+        journal.checked_status.push(row.checked_status);
         match &transition.change {
             Change::Created { hold } => {
                 claims.hold_id.push(hold.id.to_string());

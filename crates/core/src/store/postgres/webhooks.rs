@@ -8,7 +8,7 @@ use async_trait::async_trait;
 use seat_state::ServerMillis;
 
 use super::{PostgresStore, rows};
-use crate::store::JournalEntry;
+use crate::store::Transition;
 use crate::store::webhooks::{DeliveryTally, EventKind, Lane, LaneStep, Webhook, WebhookStore};
 
 /// A show made after a webhook gets its lane, from version 0.
@@ -211,7 +211,7 @@ impl WebhookStore for PostgresStore {
         Ok(())
     }
 
-    async fn journal_page(&self, show_id: &str, after: i64, limit: usize) -> anyhow::Result<Vec<JournalEntry>> {
+    async fn journal_page(&self, show_id: &str, after: i64, limit: usize) -> anyhow::Result<Vec<Transition>> {
         let client = self.client().await?;
         rows::journal_page(&client, show_id, after, Some(i64::try_from(limit)?)).await
     }

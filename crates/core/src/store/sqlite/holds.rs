@@ -9,11 +9,11 @@
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use seat_state::{Change, Hold, HoldId, HolderId, ServerMillis};
+use seat_state::{Change, Hold, HoldId, ServerMillis};
 
-use crate::store::checkpoint::{hold_from, load_from, missing_holds};
-use crate::store::journal::Row;
-use crate::store::{Checkpoint, CommitError, JournalEntry, LoadedHolds, Transition};
+use crate::store::checkpoint::{load_from, missing_holds};
+use crate::store::journal::{COLUMNS, Row, StoredRow, hold_from};
+use crate::store::{Checkpoint, CommitError, LoadedHolds, Transition};
 
 /// Runs a statement through the connection's statement cache (parsed once).
 fn exec(tx: &Transaction<'_>, sql: &str, params: impl rusqlite::Params) -> Result<usize, CommitError> {
@@ -62,8 +62,9 @@ fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Resul
     let row = Row::of(&transition.change);
     exec(
         tx,
-        "INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, places, expires_at, extensions, late)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        "INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, places, expires_at, extensions, late,
+                              checked_deadline, checked_status)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
         params![
             show_id,
             transition.version,
@@ -74,7 +75,9 @@ fn append(tx: &Transaction<'_>, show_id: &str, transition: &Transition) -> Resul
             row.places,
             row.expires_at,
             row.extensions,
-            row.late
+            row.late,
+            row.checked_deadline,
+            row.checked_status
         ],
     )?;
     Ok(())
@@ -132,7 +135,7 @@ pub fn load(connection: &Connection, show_id: &str) -> anyhow::Result<LoadedHold
             .collect::<anyhow::Result<_>>()?,
         None => Vec::new(),
     };
-    load_from(version, checkpoint, recalled, &tail)
+    Ok(load_from(version, checkpoint, recalled, tail))
 }
 
 /// Keeps a checkpoint unless a newer one is kept; refuses one ahead of the journal.
@@ -153,15 +156,14 @@ pub fn save_checkpoint(connection: &Connection, show_id: &str, version: i64, jso
 
 /// One hold as the show's journal up to `version` makes it.
 pub fn hold_at(connection: &Connection, show_id: &str, hold: &str, version: i64) -> anyhow::Result<Option<Hold>> {
-    let mut statement = connection.prepare_cached(
-        "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
-         FROM journal WHERE hold_id = ?2 AND show_id = ?1 AND version <= ?3 ORDER BY version",
-    )?;
+    let mut statement = connection.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM journal WHERE hold_id = ?2 AND show_id = ?1 AND version <= ?3 ORDER BY version"
+    ))?;
     hold_from(&entries(statement.query(params![show_id, hold, version])?)?)
 }
 
 /// A show's journal entries after `after`, oldest first.
-pub fn journal(connection: &Connection, show_id: &str, after: i64) -> anyhow::Result<Vec<JournalEntry>> {
+pub fn journal(connection: &Connection, show_id: &str, after: i64) -> anyhow::Result<Vec<Transition>> {
     // SQLite reads a negative LIMIT as none.
     journal_limited(connection, show_id, after, -1)
 }
@@ -172,37 +174,35 @@ pub fn journal_page(
     show_id: &str,
     after: i64,
     limit: usize,
-) -> anyhow::Result<Vec<JournalEntry>> {
+) -> anyhow::Result<Vec<Transition>> {
     journal_limited(connection, show_id, after, i64::try_from(limit).unwrap_or(-1))
 }
 
-fn journal_limited(
-    connection: &Connection,
-    show_id: &str,
-    after: i64,
-    limit: i64,
-) -> anyhow::Result<Vec<JournalEntry>> {
-    let mut statement = connection.prepare_cached(
-        "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late
-         FROM journal WHERE show_id = ?1 AND version > ?2 ORDER BY version LIMIT ?3",
-    )?;
+fn journal_limited(connection: &Connection, show_id: &str, after: i64, limit: i64) -> anyhow::Result<Vec<Transition>> {
+    let mut statement = connection.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM journal WHERE show_id = ?1 AND version > ?2 ORDER BY version LIMIT ?3"
+    ))?;
     entries(statement.query(params![show_id, after, limit])?)
 }
 
-/// Journal rows (in the column order the queries above select) as entries.
-fn entries(mut rows: rusqlite::Rows<'_>) -> anyhow::Result<Vec<JournalEntry>> {
+/// Journal rows (selected as [`COLUMNS`]) as entries.
+fn entries(mut rows: rusqlite::Rows<'_>) -> anyhow::Result<Vec<Transition>> {
     let mut entries = Vec::new();
     while let Some(row) = rows.next()? {
-        let action: String = row.get(4)?;
-        let places: Option<String> = row.get(5)?;
-        let action = Row::action(&action, places.as_deref(), row.get(6)?, row.get(7)?, row.get(8)?)?;
-        entries.push(JournalEntry {
+        let stored = StoredRow {
             version: row.get(0)?,
-            at: ServerMillis(row.get(1)?),
-            hold_id: row.get::<_, Option<String>>(2)?.map(|id| HoldId::parse(&id)).transpose()?,
-            holder: HolderId::new(row.get::<_, String>(3)?),
-            action,
-        });
+            at: row.get(1)?,
+            hold_id: row.get(2)?,
+            holder_id: row.get(3)?,
+            action: row.get(4)?,
+            places: row.get(5)?,
+            expires_at: row.get(6)?,
+            extensions: row.get(7)?,
+            late: row.get(8)?,
+            checked_deadline: row.get(9)?,
+            checked_status: row.get(10)?,
+        };
+        entries.push(stored.transition()?);
     }
     Ok(entries)
 }

@@ -9,7 +9,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use seat_state::ServerMillis;
 
 use super::{SqliteStore, holds};
-use crate::store::JournalEntry;
+use crate::store::Transition;
 use crate::store::webhooks::{DeliveryTally, EventKind, Lane, LaneStep, Webhook, WebhookStore};
 
 #[async_trait]
@@ -186,7 +186,7 @@ impl WebhookStore for SqliteStore {
         .await
     }
 
-    async fn journal_page(&self, show_id: &str, after: i64, limit: usize) -> anyhow::Result<Vec<JournalEntry>> {
+    async fn journal_page(&self, show_id: &str, after: i64, limit: usize) -> anyhow::Result<Vec<Transition>> {
         let show_id = show_id.to_owned();
         self.read(move |connection| holds::journal_page(connection, &show_id, after, limit)).await
     }
