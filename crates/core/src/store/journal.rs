@@ -1,8 +1,8 @@
 //! The journal as every store keeps it: each entry is the [`Transition`] its
-//! writer committed, seat-state's `Change` with the condition its write
-//! checked, written as one row. The SQL stores share this row codec; a load
-//! hands the entries to the writer, which applies them with
-//! `ShowState::apply` (the one transition model).
+//! writer committed, seat-state's `Change` with the condition it was
+//! decided under (what `ShowState::apply` checks), written as one row. The
+//! SQL stores share this row codec; a load hands the entries to the writer,
+//! which applies them with `ShowState::apply` (the one transition model).
 
 use seat_state::{AreaId, Change, Hold, HoldId, HoldStatus, HolderId, Quantity, SeatId, ServerMillis, ShowState};
 
