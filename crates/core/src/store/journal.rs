@@ -54,6 +54,7 @@ pub fn hold_from(entries: &[Transition]) -> anyhow::Result<Option<Hold>> {
 }
 
 /// A journal row's columns after its show, version, instant, hold and holder.
+#[derive(Default)]
 pub struct Row {
     pub action: &'static str,
     /// created: `{"seats": ["B7", …], "areas": [["standing", 2], …]}`;
@@ -86,9 +87,18 @@ pub struct StoredRow {
     pub checked_status: Option<String>,
 }
 
-/// The columns every journal query selects, in [`StoredRow`]'s order.
-pub const COLUMNS: &str =
-    "version, at, hold_id, holder_id, action, places, expires_at, extensions, late, checked_deadline, checked_status";
+/// A journal query selecting every column in [`StoredRow`]'s order, then
+/// `$rest` (a literal: the whole query is one constant, made at compile time).
+macro_rules! select_journal {
+    ($rest:literal) => {
+        concat!(
+            "SELECT version, at, hold_id, holder_id, action, places, expires_at, extensions, late, checked_deadline, ",
+            "checked_status FROM journal ",
+            $rest
+        )
+    };
+}
+pub(crate) use select_journal;
 
 /// The `places` of a `created`, `blocked` or `unblocked` row.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -128,15 +138,7 @@ impl Places {
 impl Row {
     /// The row a change is written as.
     pub fn of(change: &Change) -> Self {
-        let row = |action| Self {
-            action,
-            places: None,
-            expires_at: None,
-            extensions: None,
-            late: None,
-            checked_deadline: None,
-            checked_status: None,
-        };
+        let row = |action| Self { action, ..Self::default() };
         match change {
             Change::Created { hold } => {
                 let places = Places {
@@ -224,24 +226,30 @@ impl StoredRow {
     }
 }
 
+impl StoredRow {
+    /// The row a store keeps for `transition`, every column.
+    pub fn written(transition: &Transition) -> Self {
+        let row = Row::of(&transition.change);
+        Self {
+            version: transition.version,
+            at: transition.at.0,
+            hold_id: transition.change.hold_id().map(ToString::to_string),
+            holder_id: transition.holder.to_string(),
+            action: row.action.to_owned(),
+            places: row.places,
+            expires_at: row.expires_at,
+            extensions: row.extensions,
+            late: row.late,
+            checked_deadline: row.checked_deadline,
+            checked_status: row.checked_status.map(str::to_owned),
+        }
+    }
+}
+
 /// A transition written as a row and read back: what a memory store keeps
 /// passes through the same codec as the SQL stores'.
 pub fn through_the_codec(transition: &Transition) -> anyhow::Result<Transition> {
-    let row = Row::of(&transition.change);
-    StoredRow {
-        version: transition.version,
-        at: transition.at.0,
-        hold_id: transition.change.hold_id().map(ToString::to_string),
-        holder_id: transition.holder.to_string(),
-        action: row.action.to_owned(),
-        places: row.places,
-        expires_at: row.expires_at,
-        extensions: row.extensions,
-        late: row.late,
-        checked_deadline: row.checked_deadline,
-        checked_status: row.checked_status.map(str::to_owned),
-    }
-    .transition()
+    StoredRow::written(transition).transition()
 }
 
 #[cfg(test)]
@@ -300,20 +308,7 @@ mod tests {
     #[test]
     fn a_row_without_its_condition_is_refused_by_name() {
         let expired = transition(2, Change::Expired { hold: hold_id(), deadline: ServerMillis(100) });
-        let row = Row::of(&expired.change);
-        let stored = StoredRow {
-            version: 2,
-            at: 2,
-            hold_id: Some("hold-one".to_owned()),
-            holder_id: "ann".to_owned(),
-            action: row.action.to_owned(),
-            places: None,
-            expires_at: None,
-            extensions: None,
-            late: None,
-            checked_deadline: None,
-            checked_status: None,
-        };
+        let stored = StoredRow { checked_deadline: None, ..StoredRow::written(&expired) };
         assert_eq!(stored.transition().unwrap_err().to_string(), "expired entry 2 without its checked deadline");
     }
 

@@ -5,7 +5,7 @@ use deadpool_postgres::GenericClient;
 use seat_state::{Change, Hold, HoldId};
 
 use crate::store::Transition;
-use crate::store::journal::{COLUMNS, Row, StoredRow, hold_from};
+use crate::store::journal::{Row, StoredRow, hold_from, select_journal};
 
 /// A show's journal entries after `after`, oldest first.
 pub async fn journal(client: &impl GenericClient, show_id: &str, after: i64) -> anyhow::Result<Vec<Transition>> {
@@ -21,7 +21,7 @@ pub async fn journal_page(
 ) -> anyhow::Result<Vec<Transition>> {
     let rows = client
         .query(
-            &format!("SELECT {COLUMNS} FROM journal WHERE show_id = $1 AND version > $2 ORDER BY version LIMIT $3"),
+            select_journal!("WHERE show_id = $1 AND version > $2 ORDER BY version LIMIT $3"),
             &[&show_id, &after, &limit],
         )
         .await?;
@@ -37,9 +37,7 @@ pub async fn hold_at(
 ) -> anyhow::Result<Option<Hold>> {
     let rows = client
         .query(
-            &format!(
-                "SELECT {COLUMNS} FROM journal WHERE hold_id = $2 AND show_id = $1 AND version <= $3 ORDER BY version"
-            ),
+            select_journal!("WHERE hold_id = $2 AND show_id = $1 AND version <= $3 ORDER BY version"),
             &[&show_id, &hold.as_str(), &version],
         )
         .await?;
@@ -57,7 +55,7 @@ pub async fn holds_at(
     let ids: Vec<&str> = holds.iter().map(HoldId::as_str).collect();
     let rows = client
         .query(
-            &format!("SELECT {COLUMNS} FROM journal WHERE hold_id = ANY($2) AND show_id = $1 AND version <= $3 ORDER BY hold_id, version"),
+            select_journal!("WHERE hold_id = ANY($2) AND show_id = $1 AND version <= $3 ORDER BY hold_id, version"),
             &[&show_id, &ids, &version],
         )
         .await?;
@@ -68,7 +66,7 @@ pub async fn holds_at(
         .collect()
 }
 
-/// Journal rows (selected as [`COLUMNS`]) as entries.
+/// Journal rows (selected by `select_journal!`) as entries.
 fn entries(rows: &[tokio_postgres::Row]) -> anyhow::Result<Vec<Transition>> {
     rows.iter()
         .map(|row| {

@@ -12,7 +12,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use seat_state::{Change, Hold, HoldId, ServerMillis};
 
 use crate::store::checkpoint::{load_from, missing_holds};
-use crate::store::journal::{COLUMNS, Row, StoredRow, hold_from};
+use crate::store::journal::{Row, StoredRow, hold_from, select_journal};
 use crate::store::{Checkpoint, CommitError, LoadedHolds, Transition};
 
 /// Runs a statement through the connection's statement cache (parsed once).
@@ -156,9 +156,8 @@ pub fn save_checkpoint(connection: &Connection, show_id: &str, version: i64, jso
 
 /// One hold as the show's journal up to `version` makes it.
 pub fn hold_at(connection: &Connection, show_id: &str, hold: &str, version: i64) -> anyhow::Result<Option<Hold>> {
-    let mut statement = connection.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM journal WHERE hold_id = ?2 AND show_id = ?1 AND version <= ?3 ORDER BY version"
-    ))?;
+    let mut statement = connection
+        .prepare_cached(select_journal!("WHERE hold_id = ?2 AND show_id = ?1 AND version <= ?3 ORDER BY version"))?;
     hold_from(&entries(statement.query(params![show_id, hold, version])?)?)
 }
 
@@ -179,13 +178,12 @@ pub fn journal_page(
 }
 
 fn journal_limited(connection: &Connection, show_id: &str, after: i64, limit: i64) -> anyhow::Result<Vec<Transition>> {
-    let mut statement = connection.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM journal WHERE show_id = ?1 AND version > ?2 ORDER BY version LIMIT ?3"
-    ))?;
+    let mut statement =
+        connection.prepare_cached(select_journal!("WHERE show_id = ?1 AND version > ?2 ORDER BY version LIMIT ?3"))?;
     entries(statement.query(params![show_id, after, limit])?)
 }
 
-/// Journal rows (selected as [`COLUMNS`]) as entries.
+/// Journal rows (selected by `select_journal!`) as entries.
 fn entries(mut rows: rusqlite::Rows<'_>) -> anyhow::Result<Vec<Transition>> {
     let mut entries = Vec::new();
     while let Some(row) = rows.next()? {
