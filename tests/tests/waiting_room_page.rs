@@ -15,11 +15,14 @@ use serde_json::{Value, json};
 
 const TOKEN: &str = "waiting-room-page-admin-token";
 const SHOW: &str = "queued-recital";
+/// How far ahead of the show's creation the sale opens: long enough for a
+/// slow machine to load the page and see the room before the draw.
+const PRE_QUEUE_MS: i64 = 20_000;
 
 async fn queued_show(server: &Server) -> anyhow::Result<i64> {
     let api = Api::new(server, "server");
     let now = api.get("/api/time", None).await?.int("serverTime")?;
-    let opens_at = now + 8_000;
+    let opens_at = now + PRE_QUEUE_MS;
     let seats = one_row(8);
     let show = json!({"id": SHOW, "name": "Queued recital", "seats": seats, "focus": {"x": 180, "y": 0},
         "onSale": {"opensAt": opens_at, "admitPerMinute": 6, "admissionSeconds": 300}});
@@ -42,11 +45,15 @@ async fn queue_facts(customer: &Customer) -> anyhow::Result<Value> {
 async fn a_customer_waits_is_admitted_live_then_holds_and_confirms() -> anyhow::Result<()> {
     let server = Server::start_with_env(&[], &[("SEATHOLD_ADMIN_TOKEN", TOKEN)]).await?;
     let outcome = async {
-        let opens_at = queued_show(&server).await?;
+        // The browsers start before the show exists, so their start-up does not eat the pre-queue.
         let (alice, bob) = tokio::try_join!(Customer::start(&server, "alice"), Customer::start(&server, "bob"))?;
+        let opens_at = queued_show(&server).await?;
         alice.visit(SHOW).await?;
         alice.wait_for("the waiting room", "document.querySelector('[data-queue-state=waiting]')").await?;
-        ensure!(queue_facts(&alice).await?["position"].is_null(), "no place before the draw");
+        let before_the_draw = queue_facts(&alice).await?;
+        let seen_at = alice.fetch("/api/time").await?["serverTime"].as_i64().context("a time")?;
+        ensure!(seen_at < opens_at, "the page took until {seen_at} to load, the draw was at {opens_at}");
+        ensure!(before_the_draw["position"].is_null(), "no place before the draw: {before_the_draw}");
         alice.screenshot("waiting-room-before-the-draw").await?;
         // Bob joins after Alice: at 6 a minute, both are in the pre-queue.
         bob.visit(SHOW).await?;

@@ -30,11 +30,14 @@ const HOLD_BUFFER_MS: i64 = 5_000;
 /// Allowance for the round trips of a page's clock samples and of the
 /// queue's progress to it, on 127.0.0.1 (milliseconds on an idle machine).
 const ROUND_TRIPS_MS: i64 = 250;
+/// How far ahead of the show's creation the sale opens: long enough for
+/// three pages to load on a slow machine and join before the draw.
+const PRE_QUEUE_MS: i64 = 15_000;
 
 async fn queued_show(server: &Server) -> anyhow::Result<i64> {
     let api = Api::new(server, "server");
     let now = api.get("/api/time", None).await?.int("serverTime")?;
-    let opens_at = now + 8_000;
+    let opens_at = now + PRE_QUEUE_MS;
     let seats = one_row(8);
     let on_sale =
         json!({"opensAt": opens_at, "admitPerMinute": ADMIT_PER_MINUTE, "admissionSeconds": ADMISSION_SECONDS});
