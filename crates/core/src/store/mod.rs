@@ -7,6 +7,8 @@ mod checkpoint;
 #[cfg(feature = "testkit")]
 mod faulty;
 mod journal;
+#[cfg(test)]
+mod journal_before_conditions;
 mod memory;
 mod postgres;
 mod queue_batch;

@@ -50,8 +50,13 @@ async fn create_webhook(
     ApiJson(body): ApiJson<WebhookInput>,
 ) -> Result<(StatusCode, Json<WebhookBody>), AppError> {
     let checked = input::parse(&body).map_err(AppError::InvalidWebhook)?;
-    let webhook =
-        Webhook { id: new_id()?, url: checked.url, secret: checked.secret, events: checked.events, created_at: now };
+    let webhook = Webhook {
+        id: new_id(&*state.randomness)?,
+        url: checked.url,
+        secret: checked.secret,
+        events: checked.events,
+        created_at: now,
+    };
     state.store.create_webhook(&webhook).await?;
     tracing::info!(webhook = %webhook.id, url = %webhook.url, "webhook added");
     let answer = WebhookBody { id: webhook.id, url: webhook.url, events: names(&webhook.events), server_time: now.0 };
@@ -142,9 +147,11 @@ async fn redeliver(
     Ok((StatusCode::ACCEPTED, Json(Redelivery { id: webhook_id, from_event_id: from, server_time: now.0 })))
 }
 
-/// A new webhook's id: `wh_` and 96 random bits in hex.
-fn new_id() -> Result<String, AppError> {
+/// A new webhook's id: `wh_` and 96 random bits in hex (from the injected
+/// source, beside the clock).
+fn new_id(randomness: &dyn crate::randomness::Randomness) -> Result<String, AppError> {
     let mut bytes = [0u8; 12];
-    getrandom::fill(&mut bytes).map_err(|error| AppError::Internal(anyhow::anyhow!("no randomness: {error}")))?;
+    crate::randomness::fill(randomness, &mut bytes)
+        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("no randomness for a webhook id")))?;
     Ok(format!("wh_{}", hex::encode(bytes)))
 }

@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::randomness::SharedRandomness;
+use crate::randomness::{Randomness, SharedRandomness};
 use crate::state::AppState;
 
 /// How deliveries are made; API.md's schedule by default.
@@ -84,8 +84,8 @@ impl Deliveries {
             metrics: Arc::clone(&state.edge_metrics),
             settings,
             transport,
+            owner: owner_name(&*randomness)?,
             randomness,
-            owner: owner_name()?,
             places: payload::PlacesCache::default(),
         };
         Ok(Self { task: Some(tokio::spawn(Arc::new(sender).run())) })
@@ -101,9 +101,10 @@ impl Deliveries {
     }
 }
 
-/// A sender's name on its leases: random, so two processes never share one.
-fn owner_name() -> anyhow::Result<String> {
+/// A sender's name on its leases: random, so two processes never share one
+/// (from the injected source, so a simulated run replays it).
+fn owner_name(randomness: &dyn Randomness) -> anyhow::Result<String> {
     let mut bytes = [0u8; 8];
-    getrandom::fill(&mut bytes).map_err(|error| anyhow::anyhow!("no randomness: {error}"))?;
+    crate::randomness::fill(randomness, &mut bytes).context("no randomness for the sender's name")?;
     Ok(format!("sender-{}-{}", std::process::id(), hex::encode(bytes)))
 }

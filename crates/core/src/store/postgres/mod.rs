@@ -19,6 +19,8 @@
 
 mod batch;
 mod listen;
+#[cfg(test)]
+mod migration_tests;
 mod queue;
 mod rows;
 mod tls;

@@ -25,59 +25,21 @@ pub(super) fn all() -> Migrations<'static> {
 mod tests {
     use rusqlite::Connection;
 
-    use seat_state::{Change, HoldId, HoldStatus, ServerMillis};
+    use seat_state::Change;
 
     use super::super::holds;
     use super::all as migrations;
+    use crate::store::journal_before_conditions;
 
     #[test]
     fn rows_written_before_conditions_were_kept_read_back_with_the_conditions_their_writes_checked() {
         let mut db = Connection::open_in_memory().unwrap();
         migrations().to_version(&mut db, 10).unwrap();
-        let created = |version: i64, hold: &str, deadline: i64| {
-            format!(
-                "INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, places, expires_at)
-                 VALUES ('s', {version}, {version}, '{hold}', 'h', 'created', '{{\"seats\":[]}}', {deadline});"
-            )
-        };
-        let row = |version: i64, hold: &str, action: &str| {
-            format!(
-                "INSERT INTO journal (show_id, version, at, hold_id, holder_id, action, expires_at, extensions)
-                 VALUES ('s', {version}, {version}, '{hold}', 'h', '{action}', 200, 1);"
-            )
-        };
-        let batch = [
-            "INSERT INTO shows (id, name, seat_count, area_count, version, created_at) VALUES ('s', 'S', 1, 0, 9, 0);"
-                .to_owned(),
-            created(1, "hold-aaaa", 100),
-            created(2, "hold-bbbb", 150),
-            created(3, "hold-cccc", 300),
-            row(4, "hold-aaaa", "extended"),
-            row(5, "hold-aaaa", "expired"),
-            row(6, "hold-aaaa", "released"),
-            row(7, "hold-bbbb", "released"),
-            row(8, "hold-cccc", "confirmed"),
-        ];
-        db.execute_batch(&batch.concat()).unwrap();
+        db.execute_batch(&journal_before_conditions::rows()).unwrap();
         migrations().to_latest(&mut db).unwrap();
         let changes: Vec<Change> =
             holds::journal(&db, "s", 3).unwrap().into_iter().map(|transition| transition.change).collect();
-        let id = |name: &str| HoldId::parse(name).unwrap();
-        assert_eq!(
-            changes,
-            [
-                Change::Extended {
-                    hold: id("hold-aaaa"),
-                    from: ServerMillis(100),
-                    to: ServerMillis(200),
-                    extensions: 1
-                },
-                Change::Expired { hold: id("hold-aaaa"), deadline: ServerMillis(200) },
-                Change::Released { hold: id("hold-aaaa"), previous: HoldStatus::Expired },
-                Change::Released { hold: id("hold-bbbb"), previous: HoldStatus::Held },
-                Change::Confirmed { hold: id("hold-cccc"), deadline: ServerMillis(300), late: false },
-            ]
-        );
+        assert_eq!(changes, journal_before_conditions::changes_after_the_creations());
     }
 
     #[test]
