@@ -36,7 +36,8 @@ async fn queue_facts(customer: &Customer) -> anyhow::Result<Value> {
             "(() => { const room = document.querySelector('[data-queue-state]');
                        const pick = (css, key) => { const el = document.querySelector(css); return el ? el.dataset[key] ?? null : null; };
                        return room && { state: room.dataset.queueState, position: pick('[data-position]', 'position'),
-                                        ahead: pick('[data-ahead]', 'ahead'), waitMs: pick('[data-wait-ms]', 'waitMs') }; })()",
+                                        ahead: pick('[data-ahead]', 'ahead'), waitMs: pick('[data-wait-ms]', 'waitMs'),
+                                        opensInMs: pick('[data-opens-in-ms]', 'opensInMs') }; })()",
         )
         .await
 }
@@ -54,6 +55,14 @@ async fn a_customer_waits_is_admitted_live_then_holds_and_confirms() -> anyhow::
         let seen_at = alice.fetch("/api/time").await?["serverTime"].as_i64().context("a time")?;
         ensure!(seen_at < opens_at, "the page took until {seen_at} to load, the draw was at {opens_at}");
         ensure!(before_the_draw["position"].is_null(), "no place before the draw: {before_the_draw}");
+        // The time to the opening, never less than the server's clock leaves.
+        let opens_in: i64 = before_the_draw["opensInMs"].as_str().context("a time to the opening")?.parse()?;
+        ensure!(
+            opens_in + 1_500 >= opens_at - seen_at,
+            "the page says {opens_in} ms, the server {}",
+            opens_at - seen_at
+        );
+        ensure!(opens_in <= PRE_QUEUE_MS, "the page says {opens_in} ms to the opening");
         alice.screenshot("waiting-room-before-the-draw").await?;
         // Bob joins after Alice: at 6 a minute, both are in the pre-queue.
         bob.visit(SHOW).await?;
@@ -63,6 +72,7 @@ async fn a_customer_waits_is_admitted_live_then_holds_and_confirms() -> anyhow::
         alice.wait_for("a drawn place", "document.querySelector('[data-position]')?.dataset.position").await?;
         bob.wait_for("a drawn place", "document.querySelector('[data-position]')?.dataset.position").await?;
         let (a, b) = (queue_facts(&alice).await?, queue_facts(&bob).await?);
+        ensure!(a["opensInMs"].is_null() && b["opensInMs"].is_null(), "no time to the opening once drawn: {a} {b}");
         let positions: Vec<i64> = [&a, &b]
             .iter()
             .map(|f| f["position"].as_str().context("position")?.parse().context("a number"))

@@ -26,7 +26,7 @@ pub fn ShowPage(
 /// the customer is admitted (a waiting customer holds no seat stream open;
 /// the map resumes from the loaded facts, or a fresh snapshot, when it starts).
 fn live(data: &Arc<Loaded>) -> AnyView {
-    let on_sale = data.on_sale.is_some();
+    let on_sale = data.on_sale;
     let (show_id, name, samples) = (data.show.id.clone(), data.show.name.clone(), data.samples.clone());
     let data = Arc::clone(data);
     let map = move || {
@@ -44,13 +44,12 @@ fn live(data: &Arc<Loaded>) -> AnyView {
             />
         }
     };
-    if !on_sale {
-        return map().into_any();
-    }
+    let Some(on_sale) = on_sale else { return map().into_any() };
     let mut clock = seat_state::ClockSync::new();
     for sample in samples {
         clock.add(sample);
     }
     let offset = clock.offset_or_zero();
-    view! { <WaitingRoom show_id name offset>{map()}</WaitingRoom> }.into_any()
+    let opens_at = seat_state::ServerMillis(on_sale.opens_at);
+    view! { <WaitingRoom show_id name offset opens_at>{map()}</WaitingRoom> }.into_any()
 }

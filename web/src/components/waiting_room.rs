@@ -23,6 +23,8 @@ pub fn WaitingRoom(
     name: String,
     /// Server time minus local time, from the page's clock samples.
     offset: ClockOffset,
+    /// When the sale opens and the pre-queue's places are drawn.
+    opens_at: ServerMillis,
     /// The show's map.
     children: ChildrenFn,
 ) -> impl IntoView {
@@ -40,6 +42,12 @@ pub fn WaitingRoom(
         server.into_iter().chain(heard).max()
     };
     let wait = move || admit_at().map(|at| wait_millis(at, offset, now.get()));
+    // Until the draw, the time to it: counted from the earliest the server's
+    // clock can read, so it never reaches zero before the server does.
+    let opens_in = move || match place.get().and_then(|place| place.position) {
+        Some(_) => None,
+        None => Some(wait_millis(opens_at, offset, now.get())),
+    };
     let ahead = move || {
         let place = place.get()?;
         let through = progress.get().map_or(0, |progress| progress.admitted_through);
@@ -97,6 +105,12 @@ pub fn WaitingRoom(
                         <dd data-position=move || place.get().and_then(|p| p.position).map(|p| p.to_string())>
                             {move || place.get().and_then(|p| p.position).map_or_else(|| "drawn when the sale opens".to_owned(), |p| p.to_string())}
                         </dd>
+                        {move || opens_in().map(|left| view! {
+                            <dt>"The sale opens in"</dt>
+                            <dd role="timer" data-opens-in-ms=left.to_string()>
+                                {if left > 0 { wait_text(left) } else { "any moment now".to_owned() }}
+                            </dd>
+                        })}
                         <dt>"People ahead of you"</dt>
                         <dd data-ahead=move || ahead().map(|a| a.to_string())>
                             {move || ahead().map_or_else(|| "–".to_owned(), |a| a.to_string())}
