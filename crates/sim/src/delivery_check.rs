@@ -1,17 +1,21 @@
-//! The webhook invariants, over what the simulated receiver got:
+//! The webhook invariants, over what the simulated receiver got, for each
+//! of the two webhooks (one takes every kind, one only a shop's
+//! settlements):
 //!
-//! - every receipt is signed with the secret (HMAC-SHA256 over `t.body`,
-//!   checked here with `hmac` directly, not with the server's `sign.rs`);
+//! - every receipt went to a webhook's URL, is signed with that webhook's
+//!   secret (HMAC-SHA256 over `t.body`, checked here with `hmac` directly,
+//!   not with the server's `sign.rs`) and is of a kind it subscribed to;
 //! - its body is the journal entry it names (kind, show, version, instant,
 //!   hold, seats, areas), its id is `<showId>:<version>`, and every retry of
 //!   one id carries the same bytes;
-//! - per show, events are first received in version order with none
-//!   skipped (the run is far shorter than the 24 hours before an event is
-//!   parked, and the webhook takes every kind);
+//! - per webhook and show, events are first received in version order with
+//!   no entry of a subscribed kind skipped (the run is far shorter than the
+//!   24 hours before an event is parked);
 //! - once the receiver heals and enough time passes, every committed
-//!   transition was acknowledged at least once (checked at the end).
+//!   transition of a subscribed kind was acknowledged at least once, on
+//!   each webhook (checked at the end).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use hmac::{Hmac, KeyInit, Mac};
 use serde_json::{Value, json};
@@ -22,11 +26,27 @@ use seathold_server::store::Transition;
 
 use crate::receiver::Receipt;
 
-/// Where the webhook points; the receiver answers whatever the URL.
-pub const RECEIVER_URL: &str = "http://receiver.sim/seathold";
-pub const SECRET: &str = "whsec_sim_2c91";
-/// Every kind: so every journal entry is an event.
-pub const KINDS: [&str; 7] = ["held", "extended", "confirmed", "released", "expired", "blocked", "unblocked"];
+/// A webhook the simulated box office adds; the receiver answers whatever the URL.
+pub struct Subscription {
+    pub url: &'static str,
+    pub secret: &'static str,
+    pub kinds: &'static [&'static str],
+}
+
+/// One webhook takes every kind, so every journal entry is an event; the
+/// other only settlements, so its cursor passes the other kinds.
+pub const SUBSCRIPTIONS: [Subscription; 2] = [
+    Subscription {
+        url: "http://receiver.sim/seathold",
+        secret: "whsec_sim_2c91",
+        kinds: &["held", "extended", "confirmed", "released", "expired", "blocked", "unblocked"],
+    },
+    Subscription {
+        url: "http://receiver.sim/settlements",
+        secret: "whsec_sim_settled_77",
+        kinds: &["confirmed", "released", "expired"],
+    },
+];
 
 /// A hold's or a block's places, as a delivery names them.
 type Places = (Vec<String>, BTreeMap<String, u32>);
@@ -40,12 +60,19 @@ pub struct DeliveryCheck {
     journals: BTreeMap<String, BTreeMap<i64, Transition>>,
     /// Each hold's places, from its creation, by (show, hold).
     holds: HashMap<(String, String), Places>,
+    /// What each webhook got, in [`SUBSCRIPTIONS`]' order.
+    lanes: [Lane; 2],
+}
+
+/// What one webhook got.
+#[derive(Default)]
+struct Lane {
     /// Per show, the last version first received.
     first: BTreeMap<String, i64>,
     /// Each event's body as first received, by id.
     bodies: HashMap<String, Vec<u8>>,
     /// Per show, the versions acknowledged.
-    acknowledged: BTreeMap<String, std::collections::BTreeSet<i64>>,
+    acknowledged: BTreeMap<String, BTreeSet<i64>>,
 }
 
 impl DeliveryCheck {
@@ -81,61 +108,65 @@ impl DeliveryCheck {
     }
 
     fn receipt(&mut self, receipt: &Receipt) -> Result<(), String> {
-        if receipt.url != RECEIVER_URL {
+        let Some(at) = SUBSCRIPTIONS.iter().position(|webhook| webhook.url == receipt.url) else {
             return Err(format!("posted to {}", receipt.url));
-        }
-        if !signed(&receipt.signature, SECRET, &receipt.body) {
-            return Err(format!("signature {:?} does not verify", receipt.signature));
+        };
+        let webhook = &SUBSCRIPTIONS[at];
+        if !signed(&receipt.signature, webhook.secret, &receipt.body) {
+            return Err(format!("signature {:?} does not verify with {}'s secret", receipt.signature, webhook.url));
         }
         let body: Value =
             serde_json::from_slice(&receipt.body).map_err(|error| format!("body is not JSON: {error}"))?;
         let show = body["showId"].as_str().unwrap_or_default().to_owned();
         let version = body["version"].as_i64().ok_or_else(|| format!("no version in {body}"))?;
-        let entry = self
-            .journals
-            .get(&show)
+        let entries = self.journals.get(&show);
+        let entry = entries
             .and_then(|entries| entries.get(&version))
             .ok_or_else(|| format!("{show} v{version} was delivered but is not in the journal: {body}"))?;
         let expected = self.expected(&show, entry)?;
         if body != expected {
             return Err(format!("body {body} is not the journal's {expected}"));
         }
+        if !webhook.kinds.contains(&kind_of(&entry.change)) {
+            return Err(format!("{} got {}, a kind it did not subscribe to", webhook.url, body["kind"]));
+        }
         let id = format!("{show}:{version}");
-        match self.bodies.get(&id) {
+        let lane = &mut self.lanes[at];
+        match lane.bodies.get(&id) {
             Some(first) if *first != receipt.body => {
                 return Err(format!("a retry of {id} changed its body from {}", String::from_utf8_lossy(first)));
             }
             Some(_) => {}
             None => {
-                let last = self.first.entry(show.clone()).or_default();
-                if version != *last + 1 {
-                    return Err(format!("{id} was first received after {show}:{last}, out of order"));
+                let last = lane.first.entry(show.clone()).or_default();
+                let skipped = entries
+                    .into_iter()
+                    .flat_map(|entries| entries.range(*last + 1..version))
+                    .find(|(_, earlier)| webhook.kinds.contains(&kind_of(&earlier.change)));
+                if let Some((skipped, _)) = skipped {
+                    return Err(format!(
+                        "{id} was first received on {} after {show}:{last}, before {show}:{skipped}",
+                        webhook.url
+                    ));
                 }
                 *last = version;
-                self.bodies.insert(id, receipt.body.clone());
+                lane.bodies.insert(id, receipt.body.clone());
             }
         }
         if receipt.acknowledged {
-            self.acknowledged.entry(show).or_default().insert(version);
+            lane.acknowledged.entry(show).or_default().insert(version);
         }
         Ok(())
     }
 
     /// The delivery API.md describes for a journal entry.
     fn expected(&self, show: &str, entry: &Transition) -> Result<Value, String> {
-        let (kind, places) = match (&entry.change, entry.change.hold_id()) {
-            (Change::Blocked { seats, .. }, _) => ("blocked", (names(seats), BTreeMap::new())),
-            (Change::Unblocked { seats }, _) => ("unblocked", (names(seats), BTreeMap::new())),
-            (change, Some(hold)) => {
-                let kind = match change {
-                    Change::Created { .. } => "held",
-                    Change::Extended { .. } => "extended",
-                    Change::Confirmed { .. } => "confirmed",
-                    Change::Released { .. } => "released",
-                    _ => "expired",
-                };
+        let kind = kind_of(&entry.change);
+        let places = match (&entry.change, entry.change.hold_id()) {
+            (Change::Blocked { seats, .. } | Change::Unblocked { seats }, _) => (names(seats), BTreeMap::new()),
+            (_, Some(hold)) => {
                 let places = self.holds.get(&(show.to_owned(), hold.to_string()));
-                (kind, places.cloned().ok_or_else(|| format!("hold {hold} of {show} was never created"))?)
+                places.cloned().ok_or_else(|| format!("hold {hold} of {show} was never created"))?
             }
             (_, None) => return Err(format!("{show} v{} names no hold", entry.version)),
         };
@@ -151,18 +182,39 @@ impl DeliveryCheck {
         }))
     }
 
-    /// The first committed transition never acknowledged, if any.
+    /// The first committed transition of a subscribed kind that a webhook
+    /// never acknowledged, if any.
     pub fn unacknowledged(&self) -> Option<String> {
-        self.journals.iter().find_map(|(show, entries)| {
-            let acknowledged = self.acknowledged.get(show);
-            let missing = entries.keys().find(|version| acknowledged.is_none_or(|done| !done.contains(version)))?;
-            Some(format!("{show}:{missing}"))
+        let lanes = SUBSCRIPTIONS.iter().zip(&self.lanes);
+        lanes.into_iter().find_map(|(webhook, lane)| {
+            self.journals.iter().find_map(|(show, entries)| {
+                let acknowledged = lane.acknowledged.get(show);
+                let (missing, _) = entries.iter().find(|(version, entry)| {
+                    webhook.kinds.contains(&kind_of(&entry.change))
+                        && acknowledged.is_none_or(|done| !done.contains(version))
+                })?;
+                Some(format!("{show}:{missing} on {}", webhook.url))
+            })
         })
     }
 
-    /// Events acknowledged, over every show.
+    /// Events acknowledged, over every webhook and show.
     pub fn acknowledged_count(&self) -> u64 {
-        self.acknowledged.values().map(|versions| versions.len() as u64).sum()
+        let lanes = self.lanes.iter();
+        lanes.flat_map(|lane| lane.acknowledged.values()).map(|versions| versions.len() as u64).sum()
+    }
+}
+
+/// A journal entry's event kind (API.md "Box office (v3)").
+fn kind_of(change: &Change) -> &'static str {
+    match change {
+        Change::Created { .. } => "held",
+        Change::Extended { .. } => "extended",
+        Change::Confirmed { .. } => "confirmed",
+        Change::Released { .. } => "released",
+        Change::Expired { .. } => "expired",
+        Change::Blocked { .. } => "blocked",
+        Change::Unblocked { .. } => "unblocked",
     }
 }
 

@@ -1,5 +1,5 @@
-//! Webhooks in the simulated world: one subscribed to every kind through
-//! the admin API, the servers' real senders posting to the flaky receiver,
+//! Webhooks in the simulated world: one subscribed to every kind and one
+//! to settlements only, through the admin API, the servers' real senders posting to the flaky receiver,
 //! storage faults planned in the middle of deliveries, the checks after
 //! every step, and at the end a healed receiver and enough time for every
 //! committed transition to be acknowledged.
@@ -10,7 +10,7 @@ use serde_json::json;
 
 use seathold_server::store::CommitFault;
 
-use crate::delivery_check::{KINDS, RECEIVER_URL, SECRET};
+use crate::delivery_check::SUBSCRIPTIONS;
 use crate::driver::Sim;
 use crate::world::{ADMIN_TOKEN, World};
 use crate::{Failure, SETTLE};
@@ -23,15 +23,17 @@ const DRAIN_STEP_MS: i64 = 11 * 60 * 1000;
 /// the senders' timeout to give up).
 const DRAIN_SETTLES: usize = 12;
 
-/// Adds the webhook, as the box office would, before any transition.
+/// Adds the webhooks, as the box office would, before any transition.
 pub async fn subscribe(world: &World) -> anyhow::Result<()> {
-    let body = json!({"url": RECEIVER_URL, "secret": SECRET, "events": KINDS});
-    let request = Request::post("/api/admin/webhooks")
-        .header("authorization", format!("Bearer {ADMIN_TOKEN}"))
-        .header("content-type", "application/json")
-        .body(Body::from(body.to_string()))?;
-    let answer = World::send(world.apps[0].router.clone(), request).await;
-    anyhow::ensure!(answer.status == StatusCode::CREATED, "adding the webhook: {answer:?}");
+    for webhook in &SUBSCRIPTIONS {
+        let body = json!({"url": webhook.url, "secret": webhook.secret, "events": webhook.kinds});
+        let request = Request::post("/api/admin/webhooks")
+            .header("authorization", format!("Bearer {ADMIN_TOKEN}"))
+            .header("content-type", "application/json")
+            .body(Body::from(body.to_string()))?;
+        let answer = World::send(world.apps[0].router.clone(), request).await;
+        anyhow::ensure!(answer.status == StatusCode::CREATED, "adding the webhook {}: {answer:?}", webhook.url);
+    }
     Ok(())
 }
 
@@ -81,7 +83,8 @@ impl Sim {
         self.note("the webhook receiver heals".to_owned());
         for _ in 0..DRAIN_ROUNDS {
             self.check_webhooks().await?;
-            if self.deliveries.unacknowledged().is_none() && self.webhook_counts().await["pending"] == 0 {
+            let counts = self.webhook_counts().await;
+            if self.deliveries.unacknowledged().is_none() && counts.iter().all(|count| count["pending"] == 0) {
                 break;
             }
             self.world.clock.advance(DRAIN_STEP_MS);
@@ -93,22 +96,26 @@ impl Sim {
         if let Some(event) = self.deliveries.unacknowledged() {
             return Err(self.fail(format!("webhook event {event} was never acknowledged")));
         }
-        let counts = self.webhook_counts().await;
-        if counts["pending"] != 0 || counts["failed"] != 0 {
-            return Err(self.fail(format!("every event was acknowledged, yet the webhook shows {counts}")));
+        for counts in self.webhook_counts().await {
+            if counts["pending"] != 0 || counts["failed"] != 0 {
+                return Err(self.fail(format!("every event was acknowledged, yet a webhook shows {counts}")));
+            }
         }
         (self.report.webhook_posts, self.report.webhook_refused) = self.world.receiver.counts();
         self.report.webhook_events = self.deliveries.acknowledged_count();
         Ok(())
     }
 
-    /// The webhook's `deliveries`, as the box office sees them.
-    async fn webhook_counts(&self) -> serde_json::Value {
+    /// Each webhook's `deliveries`, as the box office sees them.
+    async fn webhook_counts(&self) -> Vec<serde_json::Value> {
         let request = Request::get("/api/admin/webhooks")
             .header("authorization", format!("Bearer {ADMIN_TOKEN}"))
             .body(Body::empty())
             .unwrap_or_default();
         let answer = World::send(self.world.apps[0].router.clone(), request).await;
-        answer.body["webhooks"][0]["deliveries"].clone()
+        let webhooks = answer.body["webhooks"].as_array().cloned().unwrap_or_default();
+        let counts: Vec<serde_json::Value> = webhooks.iter().map(|webhook| webhook["deliveries"].clone()).collect();
+        // An answer without both webhooks (a storage fault) counts as work left.
+        if counts.len() == SUBSCRIPTIONS.len() { counts } else { vec![json!({"pending": -1, "failed": -1})] }
     }
 }
