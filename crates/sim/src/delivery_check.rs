@@ -198,10 +198,9 @@ impl DeliveryCheck {
         })
     }
 
-    /// Events acknowledged, over every webhook and show.
-    pub fn acknowledged_count(&self) -> u64 {
-        let lanes = self.lanes.iter();
-        lanes.flat_map(|lane| lane.acknowledged.values()).map(|versions| versions.len() as u64).sum()
+    /// Events acknowledged on each webhook, over every show.
+    pub fn acknowledged_counts(&self) -> [u64; 2] {
+        self.lanes.each_ref().map(|lane| lane.acknowledged.values().map(|versions| versions.len() as u64).sum())
     }
 }
 

@@ -59,11 +59,14 @@ pub struct Report {
     pub evicted: u64,
     pub recalled: u64,
     pub checkpoints: u64,
-    /// Webhook POSTs the receiver took, connections it refused, and the
-    /// events acknowledged in the end (every journal entry).
+    /// Webhook POSTs the receiver took and connections it refused.
     pub webhook_posts: u64,
     pub webhook_refused: u64,
+    /// Events acknowledged on the webhook that takes every kind: one per
+    /// stored transition.
     pub webhook_events: u64,
+    /// Events acknowledged on the settlements webhook.
+    pub settlement_events: u64,
     /// A hash of the stored journals, server-made ids (holders, holds)
     /// included: equal for two runs of one seed.
     pub fingerprint: u64,

@@ -65,7 +65,7 @@ fn main() -> ExitCode {
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts ({} with a webhook POST open), {} clock steps back, {} holds evicted, {} recalled, {} checkpoints, {} webhook events acknowledged over {} POSTs taken and {} refused; fingerprint {:016x}",
+        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts ({} with a webhook POST open), {} clock steps back, {} holds evicted, {} recalled, {} checkpoints, {} webhook events acknowledged (and {} settlements) over {} POSTs taken and {} refused; fingerprint {:016x}",
         args.seeds,
         args.steps,
         total.requests,
@@ -81,6 +81,7 @@ fn main() -> ExitCode {
         total.recalled,
         total.checkpoints,
         total.webhook_events,
+        total.settlement_events,
         total.webhook_posts,
         total.webhook_refused,
         total.fingerprint,
@@ -104,5 +105,6 @@ fn add(total: &mut Report, run: &Report) {
     total.webhook_posts += run.webhook_posts;
     total.webhook_refused += run.webhook_refused;
     total.webhook_events += run.webhook_events;
+    total.settlement_events += run.settlement_events;
     total.fingerprint = total.fingerprint.rotate_left(5) ^ run.fingerprint;
 }

@@ -102,7 +102,7 @@ impl Sim {
             }
         }
         (self.report.webhook_posts, self.report.webhook_refused) = self.world.receiver.counts();
-        self.report.webhook_events = self.deliveries.acknowledged_count();
+        [self.report.webhook_events, self.report.settlement_events] = self.deliveries.acknowledged_counts();
         Ok(())
     }
 

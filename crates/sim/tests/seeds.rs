@@ -33,11 +33,12 @@ fn replays_the_same_run(store: StoreKind) {
     let second = seathold_sim::run(&config).map_err(|failure| failure.to_string());
     let (first, second) = (first.expect("seed 7 passes"), second.expect("seed 7 passes again"));
     assert_eq!(
-        (first.fingerprint, first.requests, first.webhook_posts),
-        (second.fingerprint, second.requests, second.webhook_posts)
+        (first.fingerprint, first.requests, first.webhook_posts, first.settlement_events),
+        (second.fingerprint, second.requests, second.webhook_posts, second.settlement_events)
     );
     assert!(first.transitions > 0, "the run changed something");
     assert_eq!(first.webhook_events, first.transitions as u64, "every transition was acknowledged");
+    assert!(first.settlement_events > 0, "the settlements webhook acknowledged events");
 }
 
 #[test]
