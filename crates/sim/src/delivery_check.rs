@@ -204,7 +204,8 @@ impl DeliveryCheck {
     }
 }
 
-/// A journal entry's event kind (API.md "Box office (v3)").
+/// A journal entry's event kind (API.md "Box office (v3)"), read here
+/// rather than from the server's `EventKind::of`: the oracle's own reading.
 fn kind_of(change: &Change) -> &'static str {
     match change {
         Change::Created { .. } => "held",

@@ -1,6 +1,6 @@
 //! Webhooks in the simulated world: one subscribed to every kind and one
-//! to settlements only, through the admin API, the servers' real senders posting to the flaky receiver,
-//! storage faults planned in the middle of deliveries, the checks after
+//! to settlements only, through the admin API; the servers' real senders
+//! posting to the flaky receiver, storage faults planned in the middle of deliveries, the checks after
 //! every step, and at the end a healed receiver and enough time for every
 //! committed transition to be acknowledged.
 
@@ -84,7 +84,8 @@ impl Sim {
         for _ in 0..DRAIN_ROUNDS {
             self.check_webhooks().await?;
             let counts = self.webhook_counts().await;
-            if self.deliveries.unacknowledged().is_none() && counts.iter().all(|count| count["pending"] == 0) {
+            let sent = counts.is_some_and(|counts| counts.iter().all(|count| count["pending"] == 0));
+            if self.deliveries.unacknowledged().is_none() && sent {
                 break;
             }
             self.world.clock.advance(DRAIN_STEP_MS);
@@ -96,7 +97,10 @@ impl Sim {
         if let Some(event) = self.deliveries.unacknowledged() {
             return Err(self.fail(format!("webhook event {event} was never acknowledged")));
         }
-        for counts in self.webhook_counts().await {
+        let Some(every) = self.webhook_counts().await else {
+            return Err(self.fail("the box office could not list both webhooks".to_owned()));
+        };
+        for counts in every {
             if counts["pending"] != 0 || counts["failed"] != 0 {
                 return Err(self.fail(format!("every event was acknowledged, yet a webhook shows {counts}")));
             }
@@ -106,16 +110,16 @@ impl Sim {
         Ok(())
     }
 
-    /// Each webhook's `deliveries`, as the box office sees them.
-    async fn webhook_counts(&self) -> Vec<serde_json::Value> {
+    /// Each webhook's `deliveries`, as the box office sees them; `None` when
+    /// the list does not have both (a storage fault).
+    async fn webhook_counts(&self) -> Option<Vec<serde_json::Value>> {
         let request = Request::get("/api/admin/webhooks")
             .header("authorization", format!("Bearer {ADMIN_TOKEN}"))
             .body(Body::empty())
             .unwrap_or_default();
         let answer = World::send(self.world.apps[0].router.clone(), request).await;
-        let webhooks = answer.body["webhooks"].as_array().cloned().unwrap_or_default();
-        let counts: Vec<serde_json::Value> = webhooks.iter().map(|webhook| webhook["deliveries"].clone()).collect();
-        // An answer without both webhooks (a storage fault) counts as work left.
-        if counts.len() == SUBSCRIPTIONS.len() { counts } else { vec![json!({"pending": -1, "failed": -1})] }
+        let webhooks = answer.body["webhooks"].as_array()?;
+        let counts = webhooks.iter().map(|webhook| webhook["deliveries"].clone());
+        Some(counts.collect::<Vec<_>>()).filter(|counts| counts.len() == SUBSCRIPTIONS.len())
     }
 }

@@ -34,6 +34,8 @@ pub use journal::hold_from;
 pub use memory::MemoryStore;
 
 pub use postgres::PostgresStore;
+#[cfg(any(test, feature = "testkit"))]
+pub use postgres::test_database::fresh_test_database;
 pub use queue_batch::{LocalQueueBatch, QueueBatch};
 #[cfg(feature = "testkit")]
 pub use shared_memory::SharedMemoryStore;

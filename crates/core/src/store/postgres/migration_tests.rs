@@ -4,23 +4,14 @@
 use seat_state::Change;
 
 use super::{MIGRATIONS, PostgresStore};
-use crate::store::{Store, journal_before_conditions};
+use crate::store::{Store, fresh_test_database, journal_before_conditions};
 
 /// A new, empty database on the test server, and a client connected to it.
 async fn fresh_database() -> (String, tokio_postgres::Client) {
-    let url = std::env::var("SEATHOLD_TEST_POSTGRES")
-        .expect("SEATHOLD_TEST_POSTGRES is not set: run the tests with `cargo xtask test`");
-    let connect = |url: String| async move {
-        let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.expect("connect");
-        tokio::spawn(connection);
-        client
-    };
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.subsec_nanos());
-    let name = format!("m_{}_{nanos}", std::process::id());
-    connect(url.clone()).await.batch_execute(&format!("CREATE DATABASE {name}")).await.expect("create a database");
-    let (base, _) = url.rsplit_once('/').expect("a URL ending in /DATABASE");
-    let url = format!("{base}/{name}");
-    (url.clone(), connect(url).await)
+    let url = fresh_test_database().await;
+    let (client, connection) = tokio_postgres::connect(&url, tokio_postgres::NoTls).await.expect("connect");
+    tokio::spawn(connection);
+    (url, client)
 }
 
 /// Runs the first `count` migrations as `PostgresStore::migrate` would.

@@ -23,6 +23,8 @@ mod listen;
 mod migration_tests;
 mod queue;
 mod rows;
+#[cfg(any(test, feature = "testkit"))]
+pub mod test_database;
 mod tls;
 mod webhooks;
 
