@@ -305,6 +305,7 @@ fn twenty_thousand_seats_touch_only_what_changes() {
     let event = ChangeEvent {
         version: 8,
         server_time: at(1).0,
+        since: None,
         seats: vec![
             SeatFact {
                 id: "S2".into(),

@@ -106,6 +106,7 @@ pub fn change(version: i64, seat: &str, sold: bool, hold_expires_at: Option<Serv
     ChangeEvent {
         version,
         server_time: server_now().0,
+        since: None,
         seats: vec![SeatFact {
             id: seat.into(),
             sold,

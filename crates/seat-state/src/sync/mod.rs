@@ -5,7 +5,10 @@
 //! or does I/O: local time comes in as [`Input::Tick`].
 //!
 //! Changes apply strictly in version order: duplicates and stale ones are
-//! ignored, early ones wait, and a missing one asks for a re-sync. Events
+//! ignored, early ones wait, and a missing one asks for a re-sync. A
+//! coalesced event (Live changes v4) carries every change after its
+//! `since`, each seat in its latest state, so it applies on any version
+//! from `since` on. Events
 //! come over one ordered stream, so a gap is a real loss; the re-sync is
 //! asked for at once (once per gap), and again after each failed fetch
 //! (back-off from 250 ms doubling to 10 s, or the server's `Retry-After`)
@@ -361,7 +364,8 @@ impl SeatMapSync {
     fn change(&mut self, event: wire::ChangeEvent) {
         match self.version {
             Some(known) if event.version <= known => {}
-            Some(known) if event.version == known + 1 => {
+            // A coalesced event follows any version from its `since` on.
+            Some(known) if event.follows() <= known => {
                 self.apply(&event);
                 self.catch_up();
             }
@@ -386,12 +390,12 @@ impl SeatMapSync {
         };
         // Those at or before `known` can never be next in line.
         self.pending.retain(|event| event.version > known);
-        let next_in_line =
-            self.pending.iter().zip(known + 1..).take_while(|(event, next)| event.version == *next).count();
-        let ready: Vec<wire::ChangeEvent> = self.pending.drain(..next_in_line).collect();
-        for event in &ready {
-            self.apply(event);
+        while let Some(event) = self.pending.first().filter(|event| event.follows() <= known) {
+            let event = event.clone();
+            self.pending.remove(0);
+            self.apply(&event);
             known = event.version;
+            self.pending.retain(|event| event.version > known);
         }
         if self.pending.is_empty() {
             self.resync = None;

@@ -130,7 +130,7 @@ impl ShowState {
     /// The `change` event for an applied `change`, at the current version.
     pub fn change_event(&self, change: &Change, now: ServerMillis) -> wire::ChangeEvent {
         let (seats, areas) = self.facts_touched_by(change);
-        wire::ChangeEvent { version: self.version, server_time: now.0, seats, areas }
+        wire::ChangeEvent { version: self.version, server_time: now.0, since: None, seats, areas }
     }
 
     fn seat_fact(&self, at: usize, viewer: Viewer<'_>) -> wire::SeatFact {

@@ -6,6 +6,7 @@
 
 mod admin;
 mod areas;
+mod frame;
 mod hold;
 mod order;
 mod queue;
@@ -19,6 +20,7 @@ pub use admin::{
     ShowStats,
 };
 pub use areas::AreaMap;
+pub use frame::{CompactChange, CompactError, CompactHold, CompactMap, Conflation, SeatOrder};
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};
 pub use queue::{OnSaleDefinition, OnSaleInput, QueuePlace, QueueProgress, QueueSettingsBody, QueueState, QueueStatus};
@@ -240,6 +242,11 @@ pub struct ChangeEvent {
     /// The show's version after this change; also the event's `id`.
     pub version: i64,
     pub server_time: i64,
+    /// Live changes (v4): the version this event follows when it carries
+    /// several changes (every change in `(since, version]`, each seat and
+    /// area in its latest state); absent for a single change (`version − 1`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub since: Option<i64>,
     #[serde(default)]
     pub seats: Vec<SeatFact>,
     #[serde(default)]

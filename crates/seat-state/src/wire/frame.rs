@@ -1,0 +1,384 @@
+//! Live changes (v4): the changes of one tick conflated into one `change`
+//! event, and the compact wire form of changes and seat maps
+//! (`?format=compact`), a few bytes per seat.
+//!
+//! Facts are states, not deltas: a seat's latest fact stands for every
+//! change before it, so a conflated event applied after any version in
+//! `[since, version)` gives the map at `version`.
+
+use std::collections::HashMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::{AreaFact, ChangeEvent, SeatFact, SeatMap, ShowDocument};
+
+/// The changes of a tick, gathered in version order, latest fact per seat
+/// and area. O(1) per fact pushed.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Conflation {
+    since: Option<i64>,
+    version: i64,
+    server_time: i64,
+    seats: Vec<SeatFact>,
+    seat_at: HashMap<String, usize>,
+    areas: Vec<AreaFact>,
+    area_at: HashMap<String, usize>,
+}
+
+impl Conflation {
+    /// Adds the next event (its versions follow what was pushed before).
+    pub fn push(&mut self, event: ChangeEvent) {
+        if self.since.is_none() {
+            self.since = Some(event.follows());
+        }
+        self.version = self.version.max(event.version);
+        self.server_time = self.server_time.max(event.server_time);
+        for fact in event.seats {
+            match self.seat_at.get(&fact.id) {
+                Some(&at) => self.seats[at] = fact,
+                None => {
+                    self.seat_at.insert(fact.id.clone(), self.seats.len());
+                    self.seats.push(fact);
+                }
+            }
+        }
+        for fact in event.areas {
+            match self.area_at.get(&fact.id) {
+                Some(&at) => self.areas[at] = fact,
+                None => {
+                    self.area_at.insert(fact.id.clone(), self.areas.len());
+                    self.areas.push(fact);
+                }
+            }
+        }
+    }
+
+    /// Whether nothing was pushed since the last [`Conflation::take`].
+    pub fn is_empty(&self) -> bool {
+        self.since.is_none()
+    }
+
+    /// The one event for everything pushed (`None` when nothing was), and
+    /// an empty conflation for the next tick.
+    pub fn take(&mut self) -> Option<ChangeEvent> {
+        let taken = std::mem::take(self);
+        taken.since.map(|since| ChangeEvent {
+            version: taken.version,
+            server_time: taken.server_time,
+            since: Some(since),
+            seats: taken.seats,
+            areas: taken.areas,
+        })
+    }
+}
+
+impl ChangeEvent {
+    /// The version this event follows: it carries every change in
+    /// `(follows, version]` (`version − 1` for a single change).
+    pub fn follows(&self) -> i64 {
+        self.since.unwrap_or(self.version - 1)
+    }
+}
+
+/// A show's seats in definition order, with what never changes about
+/// them (their channel and access), which the compact form leaves out.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SeatOrder {
+    ids: Vec<String>,
+    index: HashMap<String, u32>,
+    channel: Vec<Option<String>>,
+    access: Vec<Option<String>>,
+}
+
+/// A compact frame that does not fit its show.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactError(pub String);
+
+impl std::fmt::Display for CompactError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CompactError {}
+
+impl SeatOrder {
+    /// From each seat's id, channel and access, in definition order.
+    pub fn new(seats: impl IntoIterator<Item = (String, Option<String>, Option<String>)>) -> Self {
+        let mut order = Self::default();
+        for (at, (id, channel, access)) in seats.into_iter().enumerate() {
+            order.index.insert(id.clone(), at as u32);
+            order.ids.push(id);
+            order.channel.push(channel);
+            order.access.push(access);
+        }
+        order
+    }
+
+    /// From a show's definition as `GET /api/shows/{id}` answers it.
+    pub fn of_document(show: &ShowDocument) -> Self {
+        let mut channel_of: HashMap<&str, &str> = HashMap::new();
+        for channel in &show.channels {
+            for seat in &channel.seats {
+                channel_of.insert(seat, &channel.id);
+            }
+        }
+        Self::new(show.seats.iter().map(|seat| {
+            let id = &seat.seat.id;
+            (id.clone(), channel_of.get(id.as_str()).map(|c| (*c).to_owned()), seat.access.clone())
+        }))
+    }
+
+    /// How many seats the show has.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    /// Whether the show has no seats.
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// The seat ids in definition order.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.ids.iter().map(String::as_str)
+    }
+
+    /// A seat's position in definition order.
+    pub fn position(&self, id: &str) -> Option<u32> {
+        self.index.get(id).copied()
+    }
+
+    fn fact(&self, at: u32) -> Result<SeatFact, CompactError> {
+        let at = at as usize;
+        let id = self.ids.get(at).ok_or_else(|| CompactError(format!("seat {at} is not in the show")))?;
+        Ok(SeatFact {
+            id: id.clone(),
+            channel: self.channel[at].clone(),
+            access: self.access[at].clone(),
+            ..SeatFact::default()
+        })
+    }
+}
+
+/// Held seats that share a deadline: `[expiresAt − t, seat, seat, …]`.
+pub type CompactHold = Vec<i64>;
+
+/// The compact `change` event (`?format=compact`): seats by their
+/// position in the definition, grouped by state; every seat it lists in
+/// its state as of `v`. `mine` is never sent (events are public).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+pub struct CompactChange {
+    /// The show's version after these changes; also the event's `id`.
+    pub v: i64,
+    /// The version these changes follow (`v − 1` when absent).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p: Option<i64>,
+    /// `serverTime`.
+    pub t: i64,
+    /// Seats now free: not held, not sold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub f: Vec<u32>,
+    /// Seats now sold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub s: Vec<u32>,
+    /// Held seats, one list per deadline: `[expiresAt − t, seats…]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub h: Vec<CompactHold>,
+    /// Of the seats above, those the box office blocked.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub b: Vec<u32>,
+    /// Areas changed, as in the JSON form.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub a: Vec<AreaFact>,
+}
+
+/// The compact seat map (`…/seats?format=compact` and a compact stream's
+/// `snapshot`): only taken seats are listed, as with `?only=taken`; a seat
+/// left out is free as of `t`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
+#[serde(rename_all = "camelCase")]
+pub struct CompactMap {
+    pub show_id: String,
+    /// `serverTime`.
+    pub server_time: i64,
+    pub version: i64,
+    /// Seats sold.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub s: Vec<u32>,
+    /// Held seats, one list per deadline: `[expiresAt − serverTime, seats…]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub h: Vec<CompactHold>,
+    /// Seats blocked (free unless listed above).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub b: Vec<u32>,
+    /// Seats held or sold to the asking session.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub m: Vec<u32>,
+    /// Every area, as in the JSON form.
+    #[serde(default)]
+    pub areas: Vec<AreaFact>,
+}
+
+/// Seats grouped by state: (free, sold, held by deadline, blocked, mine).
+#[derive(Default)]
+struct Groups {
+    free: Vec<u32>,
+    sold: Vec<u32>,
+    held: Vec<(i64, u32)>,
+    blocked: Vec<u32>,
+    mine: Vec<u32>,
+}
+
+impl Groups {
+    fn of<'a>(facts: impl IntoIterator<Item = &'a SeatFact>, order: &SeatOrder) -> Result<Self, CompactError> {
+        let mut groups = Self::default();
+        for fact in facts {
+            let at = order.position(&fact.id).ok_or_else(|| CompactError(format!("seat {} is not in the show", fact.id)))?;
+            match (fact.sold, fact.hold_expires_at) {
+                (true, _) => groups.sold.push(at),
+                (false, Some(deadline)) => groups.held.push((deadline, at)),
+                (false, None) => groups.free.push(at),
+            }
+            if fact.blocked {
+                groups.blocked.push(at);
+            }
+            if fact.mine == Some(true) {
+                groups.mine.push(at);
+            }
+        }
+        for list in [&mut groups.free, &mut groups.sold, &mut groups.blocked, &mut groups.mine] {
+            list.sort_unstable();
+        }
+        groups.held.sort_unstable();
+        Ok(groups)
+    }
+
+    /// `[deadline − t, seats…]` per deadline, in deadline order.
+    fn holds(held: &[(i64, u32)], t: i64) -> Vec<CompactHold> {
+        let mut holds: Vec<CompactHold> = Vec::new();
+        for &(deadline, at) in held {
+            match holds.last_mut() {
+                Some(group) if group[0] == deadline - t => group.push(i64::from(at)),
+                _ => holds.push(vec![deadline - t, i64::from(at)]),
+            }
+        }
+        holds
+    }
+}
+
+/// Each seat of `h` with its deadline.
+fn held_seats(h: &[CompactHold], t: i64) -> Result<Vec<(u32, i64)>, CompactError> {
+    let mut seats = Vec::new();
+    for group in h {
+        let (&offset, listed) = group.split_first().ok_or_else(|| CompactError("an empty hold group".into()))?;
+        for &at in listed {
+            let at = u32::try_from(at).map_err(|_| CompactError(format!("seat {at} is not in the show")))?;
+            seats.push((at, t + offset));
+        }
+    }
+    Ok(seats)
+}
+
+impl CompactChange {
+    /// The compact form of a `change` event of the show `order` describes.
+    pub fn encode(event: &ChangeEvent, order: &SeatOrder) -> Result<Self, CompactError> {
+        let groups = Groups::of(&event.seats, order)?;
+        Ok(Self {
+            v: event.version,
+            p: event.since,
+            t: event.server_time,
+            h: Groups::holds(&groups.held, event.server_time),
+            f: groups.free,
+            s: groups.sold,
+            b: groups.blocked,
+            a: event.areas.clone(),
+        })
+    }
+
+    /// The `change` event this stands for (seats by state, then position).
+    pub fn decode(&self, order: &SeatOrder) -> Result<ChangeEvent, CompactError> {
+        let mut seats = Vec::with_capacity(self.f.len() + self.s.len());
+        for &at in &self.f {
+            seats.push(order.fact(at)?);
+        }
+        for &at in &self.s {
+            seats.push(SeatFact { sold: true, ..order.fact(at)? });
+        }
+        for (at, deadline) in held_seats(&self.h, self.t)? {
+            seats.push(SeatFact { hold_expires_at: Some(deadline), ..order.fact(at)? });
+        }
+        mark_blocked(&mut seats, &self.b, order)?;
+        Ok(ChangeEvent { version: self.v, server_time: self.t, since: self.p, seats, areas: self.a.clone() })
+    }
+}
+
+/// Sets `blocked` on the listed seats, each of which must be in `seats`.
+fn mark_blocked(seats: &mut [SeatFact], blocked: &[u32], order: &SeatOrder) -> Result<(), CompactError> {
+    if blocked.is_empty() {
+        return Ok(());
+    }
+    let by_id: HashMap<String, usize> = seats.iter().enumerate().map(|(at, fact)| (fact.id.clone(), at)).collect();
+    for &at in blocked {
+        let fact = order.fact(at)?;
+        let listed = by_id.get(&fact.id).ok_or_else(|| CompactError(format!("blocked seat {at} has no state")))?;
+        seats[*listed].blocked = true;
+    }
+    Ok(())
+}
+
+impl CompactMap {
+    /// The compact form of a seat map: only its taken seats (sold,
+    /// blocked, or held past its `serverTime`).
+    pub fn encode(map: &SeatMap, order: &SeatOrder) -> Result<Self, CompactError> {
+        let t = map.server_time;
+        let taken =
+            map.seats.iter().filter(|fact| fact.sold || fact.blocked || fact.hold_expires_at.is_some_and(|d| d > t));
+        let groups = Groups::of(taken, order)?;
+        // A taken seat that is neither sold nor held is blocked (and free).
+        Ok(Self {
+            show_id: map.show_id.clone(),
+            server_time: t,
+            version: map.version,
+            s: groups.sold,
+            h: Groups::holds(&groups.held, t),
+            b: groups.blocked,
+            m: groups.mine,
+            areas: map.areas.clone(),
+        })
+    }
+
+    /// The seat map it stands for, listing only the taken seats (as
+    /// `?only=taken`); [`SeatMap::with_free_seats`] puts the rest back.
+    pub fn decode(&self, order: &SeatOrder) -> Result<SeatMap, CompactError> {
+        let mine: std::collections::HashSet<u32> = self.m.iter().copied().collect();
+        let is_mine = |at: u32| Some(mine.contains(&at));
+        let mut seats = Vec::with_capacity(self.s.len() + self.b.len());
+        let mut stated = std::collections::HashSet::new();
+        for &at in &self.s {
+            stated.insert(at);
+            seats.push((at, SeatFact { sold: true, mine: is_mine(at), ..order.fact(at)? }));
+        }
+        for (at, deadline) in held_seats(&self.h, self.server_time)? {
+            stated.insert(at);
+            seats.push((at, SeatFact { hold_expires_at: Some(deadline), mine: is_mine(at), ..order.fact(at)? }));
+        }
+        for &at in self.b.iter().filter(|at| !stated.contains(at)) {
+            seats.push((at, SeatFact { mine: is_mine(at), ..order.fact(at)? }));
+        }
+        seats.sort_by_key(|(at, _)| *at);
+        let mut seats: Vec<SeatFact> = seats.into_iter().map(|(_, fact)| fact).collect();
+        mark_blocked(&mut seats, &self.b, order)?;
+        Ok(SeatMap {
+            show_id: self.show_id.clone(),
+            server_time: self.server_time,
+            version: self.version,
+            seats,
+            areas: self.areas.clone(),
+        })
+    }
+}
