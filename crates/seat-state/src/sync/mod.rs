@@ -406,7 +406,15 @@ impl SeatMapSync {
     }
 
     fn apply(&mut self, event: &wire::ChangeEvent) {
+        // A coalesced event that began before the version shown repeats
+        // what the snapshot said of the seats changed in between: a seat it
+        // lists as it stands keeps the snapshot's `mine` (as when every
+        // change after the snapshot comes one by one).
+        let overlaps = self.version.is_some_and(|known| event.follows() < known);
         for fact in &event.seats {
+            if overlaps && self.board.seat_at(&fact.id).is_some_and(|at| stands(&self.board.seats[at], fact)) {
+                continue;
+            }
             if let Some(at) = self.board.update_seat(fact) {
                 self.dirty_seats.push(at);
             }
@@ -447,6 +455,16 @@ impl SeatMapSync {
             }
         }
     }
+}
+
+/// Whether `fact` says what `entry` already shows (`mine` aside). Two
+/// holds of a seat never share a deadline in practice (a hold ends its
+/// hold time after the millisecond it was made), so the same facts are
+/// the same hold.
+fn stands(entry: &board::SeatEntry, fact: &wire::SeatFact) -> bool {
+    entry.sold == fact.sold
+        && entry.hold_expires_at == fact.hold_expires_at.map(ServerMillis)
+        && entry.blocked == fact.blocked
 }
 
 fn anchor(server: ServerMillis, local: LocalMillis) -> ClockOffset {
