@@ -110,4 +110,4 @@ pub use show::{Area, HoldRules, InvalidShow, LatePolicy, Seat, Show};
 pub use strand::{OrphanRule, Rows};
 pub use sync::{SeatMapSync, SeatView};
 pub use time::{LocalMillis, ServerMillis};
-pub use venue::{Change, Decision, MAX_BLOCK_REASON, Retired, SeatScope, ShowState};
+pub use venue::{Change, Decision, MAX_BLOCK_REASON, Retired, SeatScope, SeatStanding, ShowState};

@@ -68,6 +68,11 @@ pub struct ServeArgs {
     /// never depends on it, only cleanup and expiry events do.
     #[arg(long, env = "SEATHOLD_SWEEP_INTERVAL", default_value = "1s")]
     pub sweep_interval: humantime::Duration,
+    /// The longest a change waits to go out to live streams with the other
+    /// changes of its tick (API.md "Live changes (v4)": at most 250 ms). A
+    /// change after a quiet tick goes at once.
+    #[arg(long, env = "SEATHOLD_TICK", default_value = "250ms", value_parser = tick)]
+    pub tick: humantime::Duration,
     /// For testing only: shift the server clock by this many milliseconds so
     /// that a browser's clock disagrees with the server's.
     #[arg(long, env = "SEATHOLD_CLOCK_SKEW_MS", default_value_t = 0, allow_hyphen_values = true, hide = true)]
@@ -188,4 +193,13 @@ impl LimitArgs {
 /// it the admin endpoints answer 403.
 pub fn admin_token() -> Option<String> {
     std::env::var("SEATHOLD_ADMIN_TOKEN").ok()
+}
+
+/// A tick of at most 250 ms (API.md "Live changes (v4)").
+fn tick(text: &str) -> Result<humantime::Duration, String> {
+    let tick: humantime::Duration = text.parse().map_err(|e| format!("{e}"))?;
+    if std::time::Duration::from(tick) > std::time::Duration::from_millis(250) {
+        return Err("the tick is at most 250ms".into());
+    }
+    Ok(tick)
 }

@@ -109,6 +109,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
                 .unwrap_or(i64::MAX),
             checkpoint_every: args.checkpoint_every,
         },
+        ticks: engine::events::Ticks { tick: args.tick.into(), ..Default::default() },
         ..Settings::default()
     };
     let state = AppState::with_settings(store, Arc::clone(&clock), settings);

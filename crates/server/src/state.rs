@@ -58,6 +58,8 @@ pub struct Settings {
     pub session_idle_ms: i64,
     /// How long settled holds stay in memory; how often checkpoints are written.
     pub retention: crate::engine::Retention,
+    /// How live changes are gathered into one frame per tick.
+    pub ticks: crate::engine::events::Ticks,
     /// Where random choices come from (sessions, made hold ids, a waiting
     /// room's draw): the OS's, or a seeded sequence in the simulator.
     pub randomness: crate::randomness::SharedRandomness,
@@ -72,6 +74,7 @@ impl Default for Settings {
             session_cache: crate::session::DEFAULT_SESSION_CACHE,
             session_idle_ms: DEFAULT_SESSION_IDLE_MS,
             retention: crate::engine::Retention::default(),
+            ticks: crate::engine::events::Ticks::default(),
             randomness: Arc::new(crate::randomness::OsRandomness),
         }
     }
@@ -97,6 +100,7 @@ impl AppState {
         let engines = Arc::new(
             Engines::new(Arc::clone(&store), Arc::clone(&metrics), Arc::clone(&clock))
                 .with_retention(settings.retention)
+                .with_ticks(settings.ticks)
                 .with_randomness(Arc::clone(&settings.randomness)),
         );
         engines.follow_other_processes();

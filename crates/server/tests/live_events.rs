@@ -6,11 +6,14 @@
 
 mod support;
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use axum::body::Body;
 use axum::http::Request;
 use http_body_util::BodyExt;
+use seathold_server::engine::events::Ticks;
+use seathold_server::state::Settings;
 use serde_json::{Value, json};
 use support::{ADMIN_TOKEN, TestApp, show_with};
 use tower::ServiceExt;
@@ -65,6 +68,28 @@ impl Stream {
     }
 }
 
+impl Stream {
+    /// Reads `change` events from version `known` on until one reaches
+    /// `version`: each must follow what came before (API.md v4: `since`,
+    /// else `version − 1`, at most the version known). Returns them and
+    /// each seat's latest fact.
+    async fn changes_until(&mut self, mut known: i64, version: i64) -> (Vec<Sse>, HashMap<String, Value>) {
+        let (mut events, mut seats) = (Vec::new(), HashMap::new());
+        while known < version {
+            let event = self.next().await;
+            let follows = event.data["since"].as_i64().unwrap_or(event.id - 1);
+            assert!(follows <= known && event.id > known, "{event:?} does not follow v{known}");
+            known = event.id;
+            for seat in event.data["seats"].as_array().unwrap() {
+                seats.insert(seat["id"].as_str().unwrap().to_owned(), seat.clone());
+            }
+            events.push(event);
+        }
+        assert_eq!(known, version, "no event past v{version}");
+        (events, seats)
+    }
+}
+
 #[tokio::test]
 async fn viewers_get_a_snapshot_then_every_change_in_version_order() {
     let app = TestApp::new(Some(ADMIN_TOKEN)).await;
@@ -102,9 +127,11 @@ async fn a_reconnect_replays_what_it_missed_or_gets_a_snapshot() {
         assert_eq!(app.hold(&token, "s", json!({"seats": [seat]})).await.status, 201);
     }
     let mut replay = Stream::open(&app, Some(1)).await;
-    let (second, third) = (replay.next().await, replay.next().await);
-    assert_eq!((second.event.as_str(), second.id, third.id), ("change", 2, 3));
-    assert_eq!(second.data["seats"][0]["id"], "A2");
+    let (events, seats) = replay.changes_until(1, 3).await;
+    assert!(events.iter().all(|event| event.event == "change"), "{events:?}");
+    let mut changed: Vec<&String> = seats.keys().collect();
+    changed.sort();
+    assert_eq!(changed, ["A2", "A3"], "what it missed, and nothing before");
 
     let mut up_to_date = Stream::open(&app, Some(3)).await;
     app.hold(&token, "s", json!({"seats": ["A4"]})).await;
@@ -136,13 +163,16 @@ async fn a_new_event_source_can_resume_with_a_query_parameter() {
 
 #[tokio::test]
 async fn a_viewer_too_slow_to_keep_up_gets_a_fresh_snapshot() {
-    let app = TestApp::new(Some(ADMIN_TOKEN)).await;
+    // No tick: nearly every change is a frame of its own, so the viewer falls behind.
+    let ticks = Ticks { tick: Duration::ZERO, ..Ticks::default() };
+    let app =
+        TestApp::with_settings(Settings { admin_token: Some(ADMIN_TOKEN.into()), ticks, ..Settings::default() }).await;
     app.create_show(&show_with("s", 2, 5, json!({}))).await;
     let token = app.session().await;
     let mut slow = Stream::open(&app, None).await;
     assert_eq!(slow.next().await.id, 0);
     // More changes than the broadcast and the replay window keep, while the viewer reads nothing.
-    let changes = seathold_server::engine::events::REPLAY_WINDOW + 100;
+    let changes = seathold_server::engine::events::REPLAY_FRAMES * 4 + 100;
     for n in 0..changes / 2 {
         let hold_id = format!("churn-hold-{n}");
         assert_eq!(app.hold(&token, "s", json!({"holdId": hold_id, "seats": ["A1"]})).await.status, 201);

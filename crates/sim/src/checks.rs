@@ -6,8 +6,9 @@
 //!   changed again, no hold id in two shows;
 //! - every acknowledged hold and confirmation is in the store;
 //! - the seat map the server answers equals the journal replayed;
-//! - a viewer resuming after version N gets every version after N, or a
-//!   fresh snapshot, never a replay with holes;
+//! - a viewer resuming after version N gets frames that follow N, or a
+//!   fresh snapshot, never a replay with holes, and every live viewer at
+//!   the published version shows exactly the published map;
 //! - every acknowledged hold is found by its holder (no ghosts), checked
 //!   every few steps and after the final restart;
 //! - what the webhook receiver got is signed, true to the journal and in
@@ -15,9 +16,7 @@
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use tokio::sync::broadcast::error::TryRecvError;
 
-use seathold_server::clock::Clock;
 use seathold_server::engine::events::Start;
 
 use crate::Failure;
@@ -39,7 +38,7 @@ impl Sim {
         self.check_acks()?;
         self.check_seat_maps().await?;
         self.check_webhooks().await?;
-        self.drain_viewers();
+        self.check_viewers().await?;
         if self.step.is_multiple_of(GHOST_CHECK_EVERY) {
             self.check_no_ghosts().await?;
         }
@@ -140,57 +139,69 @@ impl Sim {
         Ok(())
     }
 
-    fn drain_viewers(&mut self) {
-        for viewer in self.viewers.values_mut() {
-            let Some(changes) = viewer.changes.as_mut() else { continue };
-            loop {
-                match changes.try_recv() {
-                    Ok(event) => viewer.last = viewer.last.max(Some(event.version)),
-                    Err(TryRecvError::Empty) => break,
-                    Err(TryRecvError::Lagged(_) | TryRecvError::Closed) => {
-                        viewer.changes = None;
-                        break;
-                    }
-                }
+    /// Applies what each viewer received; a gap fails the run.
+    async fn drain_viewers(&mut self) -> Result<(), Box<Failure>> {
+        let shows: Vec<String> = self.viewers.keys().cloned().collect();
+        for show in shows {
+            let process = self.viewers[&show].process;
+            let Ok(Some(handle)) = self.world.apps[process].state.engines.show(&show).await else { continue };
+            let drained = self.viewers.get_mut(&show).map(|viewer| viewer.drain(|| handle.published_view()));
+            if let Some(Err(gap)) = drained {
+                return Err(self.fail(format!("viewer of {show}: {gap}")));
             }
         }
+        Ok(())
+    }
+
+    /// Every viewer converges: at the version its process published, its
+    /// map (snapshot plus frames) is the published map.
+    async fn check_viewers(&mut self) -> Result<(), Box<Failure>> {
+        self.drain_viewers().await?;
+        let shows: Vec<String> = self.viewers.keys().cloned().collect();
+        for show in shows {
+            let process = self.viewers[&show].process;
+            let Ok(Some(handle)) = self.world.apps[process].state.engines.show(&show).await else { continue };
+            let view = handle.published_view();
+            if let Some(difference) = self.viewers[&show].differs_from(&view) {
+                return Err(self.fail(format!("viewer of {show}: {difference}")));
+            }
+            self.report.viewer_checks += u64::from(self.viewers[&show].last == Some(view.version));
+        }
+        Ok(())
     }
 
     /// A viewer reconnects with the last version it has (`Last-Event-ID`).
     pub async fn reconnect_viewer(&mut self) {
-        self.drain_viewers();
+        if let Err(failure) = self.drain_viewers().await {
+            self.replay_gap = Some(failure.to_string());
+            return;
+        }
         let shows: Vec<String> = self.viewers.keys().cloned().collect();
         let show = shows[self.rng.usize(0..shows.len())].clone();
         let after = self.viewers[&show].last;
-        let now = self.world.clock.now();
         let process = self.process();
         let subscribed = match self.world.apps[process].state.engines.show(&show).await {
-            Ok(Some(handle)) => handle.subscribe(seat_state::SeatScope::Every, None, after, now).await.ok(),
+            Ok(Some(handle)) => handle.subscribe(after).await.ok(),
             _ => None,
         };
         let Some(subscription) = subscribed else { return };
-        let start = match &subscription.start {
-            Start::Snapshot(map) => {
-                self.note(format!("viewer of {show} after {after:?}: snapshot at v{}", map.version));
-                Some(map.version)
+        let Some(viewer) = self.viewers.get_mut(&show) else { return };
+        viewer.process = process;
+        let note = match &subscription.start {
+            Start::Snapshot(view) => {
+                viewer.snapshot(view);
+                format!("viewer of {show} after {after:?}: snapshot at v{}", view.version)
             }
-            Start::Replay(events) => {
-                let versions: Vec<i64> = events.iter().map(|event| event.version).collect();
-                self.note(format!("viewer of {show} after {after:?}: replay {versions:?}"));
-                let first = after.unwrap_or(0) + 1;
-                let whole = versions.iter().copied().eq(first..first + versions.len() as i64);
-                if !whole {
-                    self.replay_gap = Some(format!("{show}: replay after {after:?} is {versions:?}"));
+            Start::Replay(frames) => {
+                let ranges: Vec<(i64, i64)> = frames.iter().map(|frame| (frame.since, frame.version)).collect();
+                if let Err(gap) = frames.iter().try_for_each(|frame| viewer.apply(frame)) {
+                    self.replay_gap = Some(format!("{show}: replay after {after:?} is {ranges:?}: {gap}"));
                 }
-                versions.last().copied().or(after)
+                format!("viewer of {show} after {after:?}: replay {ranges:?}")
             }
         };
-        let viewer = self.viewers.get_mut(&show);
-        if let Some(viewer) = viewer {
-            viewer.process = process;
-            viewer.last = start;
-            viewer.changes = Some(subscription.changes);
-        }
+        viewer.frames = Some(subscription.frames);
+        self.note(note);
     }
 
     /// Every customer's list of holds has every hold the store has for it

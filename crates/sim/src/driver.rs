@@ -6,15 +6,14 @@ use std::sync::Arc;
 
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
-use tokio::sync::broadcast;
 use tokio::task::JoinHandle;
 
-use seathold_server::engine::events::Published;
 use seathold_server::store::CommitFault;
 
 use crate::delivery_check::DeliveryCheck;
 use crate::oracle::Oracle;
 use crate::requests::{Ack, Acked, Ask, Customer, DropsAfterPolls, InFlight, Spec};
+use crate::viewers::Viewer;
 use crate::world::{Answer, World};
 use crate::{Config, Failure, Report, SETTLE};
 
@@ -23,15 +22,6 @@ const CUSTOMERS: usize = 6;
 const TRACE: usize = 60;
 /// Rounds of reactions to reactions within one step.
 const FOLLOW_UP_ROUNDS: usize = 3;
-
-/// A live viewer of one show: the last version it has.
-#[derive(Default)]
-pub struct Viewer {
-    /// The process it is connected to.
-    pub process: usize,
-    pub last: Option<i64>,
-    pub changes: Option<broadcast::Receiver<Arc<Published>>>,
-}
 
 pub struct Sim {
     pub config: Config,
@@ -388,7 +378,7 @@ impl Sim {
             sweep.abort();
         }
         for viewer in self.viewers.values_mut().filter(|viewer| viewer.process == process) {
-            viewer.changes = None;
+            viewer.frames = None;
         }
         let open = self.world.receiver.open();
         self.report.restarts_mid_delivery += u64::from(open > 0);

@@ -19,6 +19,7 @@ pub mod oracle;
 mod queue_check;
 mod receiver;
 mod requests;
+mod viewers;
 mod webhooks;
 pub mod world;
 
@@ -67,6 +68,9 @@ pub struct Report {
     pub webhook_events: u64,
     /// Events acknowledged on the settlements webhook.
     pub settlement_events: u64,
+    /// Checks that found a live viewer at its process's published version
+    /// with exactly the published map.
+    pub viewer_checks: u64,
     /// A hash of the stored journals, server-made ids (holders, holds)
     /// included: equal for two runs of one seed.
     pub fingerprint: u64,

@@ -65,7 +65,7 @@ fn main() -> ExitCode {
     }
     let seconds = started.elapsed().as_secs_f64();
     println!(
-        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts ({} with a webhook POST open), {} clock steps back, {} holds evicted, {} recalled, {} checkpoints, {} webhook events acknowledged (and {} settlements) over {} POSTs taken and {} refused; fingerprint {:016x}",
+        "{} seeds x {} steps passed in {seconds:.1} s: {} requests ({:.0}/s), {} stored transitions, {} dropped connections, {} slow bodies, {} storage faults, {} restarts ({} with a webhook POST open), {} clock steps back, {} holds evicted, {} recalled, {} checkpoints, {} viewer maps converged, {} webhook events acknowledged (and {} settlements) over {} POSTs taken and {} refused; fingerprint {:016x}",
         args.seeds,
         args.steps,
         total.requests,
@@ -80,6 +80,7 @@ fn main() -> ExitCode {
         total.evicted,
         total.recalled,
         total.checkpoints,
+        total.viewer_checks,
         total.webhook_events,
         total.settlement_events,
         total.webhook_posts,
@@ -93,6 +94,7 @@ fn add(total: &mut Report, run: &Report) {
     total.steps += run.steps;
     total.requests += run.requests;
     total.transitions += run.transitions;
+    total.viewer_checks += run.viewer_checks;
     total.dropped += run.dropped;
     total.slow_bodies += run.slow_bodies;
     total.faults += run.faults;

@@ -28,9 +28,10 @@ use crate::store::{Checkpoint, CommitError, Durable, Store};
 use super::commands::{Command, Decided as Answer, OperatorView, Read, Write};
 use super::decide::{Decided, Outcome};
 use super::error::EngineError;
-use super::events::EventHub;
+use super::events::{EventHub, Live, Ticks};
 use super::index::HoldIndex;
 use super::retain::{self, Retention, Settled};
+use super::view::{MapView, Patch};
 
 /// Most requests decided and committed together.
 const MAX_BATCH: usize = 512;
@@ -44,6 +45,8 @@ pub struct ShowActor {
     pub(super) index: Arc<HoldIndex>,
     clock: SharedClock,
     events: EventHub,
+    /// The map as of what is durable, published to readers after each batch.
+    view: MapView,
     /// The latest instant this writer decided at (or found in the journal).
     pub(super) latest: ServerMillis,
     /// The state may hold uncommitted decisions: answer nothing from it.
@@ -89,10 +92,14 @@ impl ShowActor {
         metrics: Arc<Metrics>,
         index: Arc<HoldIndex>,
         clock: SharedClock,
+        ticks: Ticks,
     ) -> Self {
         let latest = loaded_latest.unwrap_or(ServerMillis(i64::MIN));
         let settled = settled_of(&state, latest, from_checkpoint);
+        let view = MapView::of(&state, latest);
         let mut actor = Self {
+            events: EventHub::start(view.clone(), ticks),
+            view,
             show_id: Arc::from(state.show().id.as_str()),
             latest,
             retention,
@@ -102,12 +109,16 @@ impl ShowActor {
             metrics,
             index,
             clock,
-            events: EventHub::default(),
             broken: false,
             in_flight: None,
         };
         actor.after_load();
         actor
+    }
+
+    /// What readers share: the published map and the live frames.
+    pub fn live(&self) -> Arc<Live> {
+        self.events.live()
     }
 
     /// Serves commands until every handle is dropped.
@@ -258,6 +269,7 @@ impl ShowActor {
             if let Err(reload) = self.reload().await {
                 tracing::error!(show = %self.show_id, error = ?reload, "reload failed; the show is unavailable");
                 self.broken = true;
+                self.events.set_unavailable(true);
                 return writes.into_iter().for_each(|write| write.fail(|| EngineError::Unavailable));
             }
             if !retry {
@@ -289,9 +301,11 @@ impl ShowActor {
                 tracing::error!(show = %self.show_id, %error, "cannot index a new hold");
             }
         }
-        for event in events {
+        for (event, patch) in events {
+            self.view.apply(patch);
             self.events.publish(event);
         }
+        self.publish_view();
         for (write, outcome) in writes.into_iter().zip(outcomes) {
             let outcome = outcome.map_err(|rejection| EngineError::Rejected { rejection, at });
             match write {
@@ -366,13 +380,15 @@ impl ShowActor {
             tracing::error!(show = %self.show_id, %error, "cannot index a new hold");
         }
         self.events.publish(self.state.change_event(change, at));
+        self.view.apply(Patch::of(&self.state, change));
+        self.publish_view();
         if let Some(hold) = retain::settles(change) {
             self.retire(std::iter::once((at, hold.clone())));
         }
     }
 
-    /// Rebuilds the state and the index from storage, and forgets the
-    /// replay window (its versions may no longer be the stored ones).
+    /// Rebuilds the state and the index from storage, and announces what
+    /// differs from the map viewers have (stored changes never announced).
     async fn reload(&mut self) -> anyhow::Result<()> {
         let loaded = self.store.load_holds(&self.show_id).await?;
         self.latest = self.latest.max(loaded.latest_at.unwrap_or(self.latest));
@@ -382,9 +398,24 @@ impl ShowActor {
         self.state = state;
         self.settled = settled_of(&self.state, self.latest, from_checkpoint);
         self.after_load();
-        self.events.forget_recent();
+        // Viewers get whatever differs, as one change: a batch whose commit
+        // failed may have been stored without being announced.
+        let before = std::mem::replace(&mut self.view, MapView::of(&self.state, self.latest));
+        let changed = self.view.changes_since(&before);
+        if changed.version > before.version || !changed.seats.is_empty() || !changed.areas.is_empty() {
+            self.events.publish(changed);
+        }
+        self.publish_view();
         self.broken = false;
+        self.events.set_unavailable(false);
         Ok(())
+    }
+
+    /// Readers see the map as of the latest durable change, at this
+    /// writer's latest instant.
+    fn publish_view(&mut self) {
+        self.view.at = self.latest;
+        self.events.publish_view(self.view.clone());
     }
 
     fn read(&self, command: Read) {
@@ -396,16 +427,6 @@ impl ShowActor {
                 let answer = found.map(|found| Answer { at, value: found.to_wire(&self.state.show().id, at) });
                 let refused = EngineError::Rejected { rejection: seat_state::Rejection::NoHold, at };
                 drop(reply.send(answer.ok_or(refused)));
-            }
-            Read::SeatMap { scope, viewer, now, reply } => {
-                let at = at(now);
-                drop(reply.send(Ok(Answer { at, value: self.state.seat_map_of(scope, viewer.as_ref(), at) })));
-            }
-            Read::Subscribe { scope, viewer, after, now, reply } => {
-                let at = at(now);
-                let snapshot = || self.state.seat_map_of(scope, viewer.as_ref(), at);
-                let subscription = self.events.subscribe(after, self.state.version(), snapshot);
-                drop(reply.send(Ok(Answer { at, value: subscription })));
             }
             Read::HeldSince { holder, since, reply } => {
                 drop(reply.send(Ok(Answer { at: self.latest, value: self.state.held_since(&holder, since) })));

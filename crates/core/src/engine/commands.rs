@@ -3,12 +3,11 @@
 use tokio::sync::oneshot;
 
 use seat_state::wire::{HoldBody, HoldOrder, OperatorHold, SeatMap};
-use seat_state::{Admission, HoldId, HolderId, SeatId, SeatScope, ServerMillis};
+use seat_state::{Admission, HoldId, HolderId, SeatId, ServerMillis};
 
 use crate::store::DueExpiry;
 
 use super::error::EngineError;
-use super::events::Subscription;
 
 /// The holder id the journal records for the box office's own actions.
 pub const OPERATOR: &str = "operator";
@@ -105,20 +104,6 @@ pub enum Read {
         now: ServerMillis,
         reply: Reply<HoldBody>,
     },
-    SeatMap {
-        scope: SeatScope,
-        viewer: Option<HolderId>,
-        now: ServerMillis,
-        reply: Reply<SeatMap>,
-    },
-    Subscribe {
-        scope: SeatScope,
-        viewer: Option<HolderId>,
-        after: Option<i64>,
-        now: ServerMillis,
-        reply: Reply<Subscription>,
-    },
-    /// Whether the holder made a hold at `since` or later.
     HeldSince {
         holder: HolderId,
         since: ServerMillis,
@@ -167,8 +152,6 @@ impl Read {
     pub fn fail(self, error: EngineError) {
         match self {
             Self::Hold { reply, .. } => drop(reply.send(Err(error))),
-            Self::SeatMap { reply, .. } => drop(reply.send(Err(error))),
-            Self::Subscribe { reply, .. } => drop(reply.send(Err(error))),
             Self::HeldSince { reply, .. } | Self::SoldOut { reply } => drop(reply.send(Err(error))),
             Self::Version { reply } => drop(reply.send(Err(error))),
             Self::Operator { reply, .. } => drop(reply.send(Err(error))),

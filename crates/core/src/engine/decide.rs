@@ -13,6 +13,7 @@ use crate::store::Transition;
 use super::actor::ShowActor;
 use super::commands::{Action, Expiry, OPERATOR, Write, Written};
 use super::error::EngineError;
+use super::view::Patch;
 
 /// A decided write, answered once its batch is durable.
 pub enum Outcome {
@@ -26,14 +27,15 @@ pub enum Outcome {
 pub struct Decided {
     pub at: ServerMillis,
     pub transitions: Arc<[Transition]>,
-    pub events: Vec<ChangeEvent>,
+    /// Each change's event and what it did to the map, to announce once durable.
+    pub events: Vec<(ChangeEvent, Patch)>,
     pub outcomes: Vec<Result<Outcome, Rejection>>,
 }
 
 #[derive(Default)]
 struct Staged {
     transitions: Vec<Transition>,
-    events: Vec<ChangeEvent>,
+    events: Vec<(ChangeEvent, Patch)>,
 }
 
 impl ShowActor {
@@ -118,7 +120,7 @@ impl ShowActor {
 
     fn stage(&mut self, change: Change, holder: HolderId, now: ServerMillis, staged: &mut Staged) {
         self.state.apply(&change);
-        staged.events.push(self.state.change_event(&change, now));
+        staged.events.push((self.state.change_event(&change, now), Patch::of(&self.state, &change)));
         staged.transitions.push(Transition { change, holder, at: now, version: self.state.version() });
     }
 

@@ -1,102 +1,276 @@
-//! One broadcast of change events per show, plus the recent ones for replay.
+//! A show's live changes (API.md "Live changes (v4)"): one frame per tick,
+//! shared by every stream.
+//!
+//! The writer hands each committed change to the show's hub task, which
+//! gathers a tick's changes (at most [`Ticks::tick`]; the first change after
+//! a quiet tick goes at once), conflates them per seat and area, and
+//! encodes the frame once as server-sent-event text in both forms, JSON and
+//! compact. Every stream writes the same bytes: no per-stream JSON or copy.
+//! A stream that falls behind the broadcast skips to a fresh snapshot of
+//! the published map. Recent frames are kept for `Last-Event-ID` resumes.
 
 use std::collections::VecDeque;
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
 
-use tokio::sync::broadcast;
+use bytes::Bytes;
+use tokio::sync::{broadcast, mpsc};
+use tokio::time::Instant;
 
-use seat_state::wire::{ChangeEvent, SeatMap};
+use seat_state::wire::{ChangeEvent, CompactChange, Conflation, SeatOrder};
 
-/// How many recent changes a reconnecting viewer can catch up from.
-pub const REPLAY_WINDOW: usize = 1024;
+use super::view::MapView;
 
-/// A committed change as every viewer gets it: the event, and its JSON
-/// written once (a sale's opening has thousands of streams per show; each
-/// writing the same JSON again was most of a change's fan-out).
-#[derive(Debug)]
-pub struct Published {
-    pub event: ChangeEvent,
-    /// `event` as the `change` event's data.
-    pub json: String,
+/// How many frames a resuming viewer can catch up from.
+pub const REPLAY_FRAMES: usize = 256;
+/// Frames a stream may fall behind before it is sent a snapshot instead.
+const BEHIND: usize = 64;
+
+/// The hub's timing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Ticks {
+    /// The longest a change waits for its frame (API.md: at most 250 ms).
+    pub tick: Duration,
+    /// A comment goes to every stream after this long without a frame
+    /// (API.md: at least every 15 s).
+    pub keep_alive: Duration,
 }
 
-impl std::ops::Deref for Published {
-    type Target = ChangeEvent;
-
-    fn deref(&self) -> &ChangeEvent {
-        &self.event
+impl Default for Ticks {
+    fn default() -> Self {
+        Self { tick: Duration::from_millis(250), keep_alive: Duration::from_secs(10) }
     }
 }
 
-/// Fans a show's committed changes out to every viewer.
-pub struct EventHub {
-    sender: broadcast::Sender<Arc<Published>>,
-    recent: VecDeque<Arc<Published>>,
+/// One tick's conflated changes, encoded once for every stream.
+#[derive(Debug)]
+pub struct Frame {
+    /// The version the frame follows: it carries every change in `(since, version]`.
+    pub since: i64,
+    /// `0` for a keep-alive comment.
+    pub version: i64,
+    /// The `change` event with JSON data, as event-stream text.
+    pub json: Bytes,
+    /// The same with compact data (`?format=compact`).
+    pub compact: Bytes,
+}
+
+impl Frame {
+    /// Whether this is only a keep-alive comment.
+    pub fn is_keep_alive(&self) -> bool {
+        self.version == 0
+    }
+
+    /// The bytes for a stream of the given form.
+    pub fn bytes(&self, compact: bool) -> Bytes {
+        if compact { self.compact.clone() } else { self.json.clone() }
+    }
+
+    fn keep_alive() -> Self {
+        Self { since: 0, version: 0, json: Bytes::from_static(b":\n\n"), compact: Bytes::from_static(b":\n\n") }
+    }
+}
+
+/// One event-stream event: `event`, `id`, one `data` line (JSON has no newlines).
+pub fn event_text(kind: &str, version: i64, data: &str) -> Bytes {
+    Bytes::from(format!("event: {kind}\nid: {version}\ndata: {data}\n\n"))
+}
+
+/// What streams read without asking the writer: the published map and the
+/// recent frames.
+pub struct Live {
+    view: RwLock<Arc<MapView>>,
+    log: Mutex<FrameLog>,
+    /// The writer cannot reach its storage: the show answers nothing.
+    unavailable: AtomicBool,
+}
+
+struct FrameLog {
+    sender: broadcast::Sender<Arc<Frame>>,
+    recent: VecDeque<Arc<Frame>>,
+    /// The version the hub started at: the first frame follows it.
+    floor: i64,
 }
 
 /// What a new viewer gets first.
-#[derive(Debug, Clone)]
 pub enum Start {
-    /// The whole map, at its version.
-    Snapshot(Box<SeatMap>),
-    /// Every change after the viewer's `Last-Event-ID`, oldest first.
-    Replay(Vec<Arc<Published>>),
+    /// The whole map, as last published.
+    Snapshot(Arc<MapView>),
+    /// Every frame after the viewer's `Last-Event-ID`, oldest first.
+    Replay(Vec<Arc<Frame>>),
 }
 
-/// A viewer's live feed: first `start`, then `changes` with higher versions.
+/// A viewer's live feed: first `start`, then `frames` (skip those at or
+/// below the version already sent).
 pub struct Subscription {
     pub start: Start,
-    pub changes: broadcast::Receiver<Arc<Published>>,
+    pub frames: broadcast::Receiver<Arc<Frame>>,
 }
 
-impl Default for EventHub {
-    /// A hub with nothing to replay yet (after a restart, viewers get a snapshot).
-    fn default() -> Self {
-        let (sender, _) = broadcast::channel(REPLAY_WINDOW);
-        Self { sender, recent: VecDeque::with_capacity(REPLAY_WINDOW) }
-    }
-}
-
-impl EventHub {
-    /// Sends a committed change to every viewer and keeps it for replay.
-    pub fn publish(&mut self, event: ChangeEvent) {
-        let json = serde_json::to_string(&event).unwrap_or_else(|_| "{}".to_owned());
-        let event = Arc::new(Published { event, json });
-        if self.recent.len() == REPLAY_WINDOW {
-            self.recent.pop_front();
+impl Live {
+    /// The map as the writer last published it.
+    pub fn view(&self) -> Arc<MapView> {
+        match self.view.read() {
+            Ok(view) => Arc::clone(&view),
+            Err(poisoned) => Arc::clone(&poisoned.into_inner()),
         }
-        self.recent.push_back(Arc::clone(&event));
-        // No receivers is fine: nobody is watching.
-        let _ = self.sender.send(event);
+    }
+
+    /// Subscribes a viewer. With `after`, replays the frames since when they
+    /// cover it; otherwise the published map makes the start.
+    pub fn subscribe(&self, after: Option<i64>) -> Subscription {
+        let log = self.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // Subscribed under the lock: no frame falls between the replay and the feed.
+        let frames = log.sender.subscribe();
+        let view = self.view();
+        let start = match after {
+            Some(after) if after == view.version => Start::Replay(Vec::new()),
+            Some(after) if after < view.version && log.covers(after) => {
+                Start::Replay(log.recent.iter().filter(|frame| frame.version > after).cloned().collect())
+            }
+            _ => Start::Snapshot(view),
+        };
+        Subscription { start, frames }
+    }
+
+    /// Whether the show's storage is failing (its writer answers 503).
+    pub fn unavailable(&self) -> bool {
+        self.unavailable.load(Ordering::Acquire)
     }
 
     /// Whether anyone is watching live.
     pub fn watched(&self) -> bool {
-        self.sender.receiver_count() > 0
+        self.log.lock().map(|log| log.sender.receiver_count() > 0).unwrap_or(false)
     }
 
-    /// Forgets what could be replayed: after a reload, versions in memory may
-    /// not be the stored ones, so a reconnecting viewer gets a fresh snapshot.
-    pub fn forget_recent(&mut self) {
-        self.recent.clear();
+    fn set_view(&self, view: Arc<MapView>) {
+        match self.view.write() {
+            Ok(mut slot) => *slot = view,
+            Err(poisoned) => *poisoned.into_inner() = view,
+        }
     }
 
-    /// Subscribes a viewer. With `after`, replays what came since if it is all
-    /// still kept; otherwise `snapshot` makes the start.
-    pub fn subscribe(&self, after: Option<i64>, version: i64, snapshot: impl FnOnce() -> SeatMap) -> Subscription {
-        let changes = self.sender.subscribe();
-        let start = match after {
-            Some(after) if after == version => Start::Replay(Vec::new()),
-            Some(after) if after < version && self.covers(after) => {
-                Start::Replay(self.recent.iter().filter(|event| event.version > after).cloned().collect())
+    fn send(&self, frame: Frame, keep: bool) {
+        let frame = Arc::new(frame);
+        let mut log = self.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if keep {
+            if log.recent.len() == REPLAY_FRAMES {
+                log.recent.pop_front();
             }
-            _ => Start::Snapshot(Box::new(snapshot())),
-        };
-        Subscription { start, changes }
+            log.recent.push_back(Arc::clone(&frame));
+        }
+        // No receivers is fine: nobody is watching.
+        let _ = log.sender.send(frame);
+    }
+}
+
+impl FrameLog {
+    /// Whether the kept frames hold every change after `after` (changes not
+    /// yet in a frame follow the newest one, so they will come).
+    fn covers(&self, after: i64) -> bool {
+        // With nothing kept yet, the next frame follows the floor.
+        after >= self.floor && self.recent.front().is_none_or(|oldest| oldest.since <= after)
+    }
+}
+
+/// The writer's side of its show's hub.
+pub struct EventHub {
+    live: Arc<Live>,
+    changes: mpsc::UnboundedSender<ChangeEvent>,
+}
+
+impl EventHub {
+    /// A hub over `view` (the loaded map), with its tick task.
+    pub fn start(view: MapView, ticks: Ticks) -> Self {
+        let order = view.statics.order.clone();
+        let floor = view.version;
+        let (sender, _) = broadcast::channel(BEHIND);
+        let live = Arc::new(Live {
+            view: RwLock::new(Arc::new(view)),
+            unavailable: AtomicBool::new(false),
+            log: Mutex::new(FrameLog { sender, recent: VecDeque::with_capacity(REPLAY_FRAMES), floor }),
+        });
+        let (changes, received) = mpsc::unbounded_channel();
+        tokio::spawn(Ticker { live: Arc::clone(&live), order, ticks, pending: Conflation::default() }.run(received));
+        Self { live, changes }
     }
 
-    /// Whether every version after `after` is still kept.
-    fn covers(&self, after: i64) -> bool {
-        self.recent.front().is_some_and(|oldest| oldest.version <= after + 1)
+    /// What readers share.
+    pub fn live(&self) -> Arc<Live> {
+        Arc::clone(&self.live)
+    }
+
+    /// A durable change for the next frame.
+    pub fn publish(&self, event: ChangeEvent) {
+        // The tick task ends only after the writer: a send cannot fail before.
+        let _ = self.changes.send(event);
+    }
+
+    /// The map as of the changes published so far.
+    pub fn publish_view(&self, view: MapView) {
+        self.live.set_view(Arc::new(view));
+    }
+
+    /// Whether anyone is watching live.
+    pub fn watched(&self) -> bool {
+        self.live.watched()
+    }
+
+    /// Readers are refused while the writer cannot reach its storage.
+    pub fn set_unavailable(&self, unavailable: bool) {
+        self.live.unavailable.store(unavailable, Ordering::Release);
+    }
+}
+
+/// The hub's task: gathers a tick's changes, sends one frame.
+struct Ticker {
+    live: Arc<Live>,
+    order: SeatOrder,
+    ticks: Ticks,
+    pending: Conflation,
+}
+
+impl Ticker {
+    async fn run(mut self, mut received: mpsc::UnboundedReceiver<ChangeEvent>) {
+        // Long ago: the first change goes at once.
+        let mut last_frame = Instant::now().checked_sub(self.ticks.tick).unwrap_or_else(Instant::now);
+        let mut last_sent = Instant::now();
+        loop {
+            let due =
+                if self.pending.is_empty() { last_sent + self.ticks.keep_alive } else { last_frame + self.ticks.tick };
+            tokio::select! {
+                input = received.recv() => match input {
+                    Some(event) => self.pending.push(event),
+                    None => return self.flush(),
+                },
+                () = tokio::time::sleep_until(due) => {
+                    if self.pending.is_empty() {
+                        self.live.send(Frame::keep_alive(), false);
+                    } else {
+                        self.flush();
+                        last_frame = Instant::now();
+                    }
+                    last_sent = Instant::now();
+                }
+            }
+        }
+    }
+
+    /// Encodes what is pending once, in both forms, and sends it.
+    fn flush(&mut self) {
+        let Some(event) = self.pending.take() else { return };
+        let json = serde_json::to_string(&event).unwrap_or_else(|_| "{}".to_owned());
+        let compact = CompactChange::encode(&event, &self.order)
+            .ok()
+            .and_then(|compact| serde_json::to_string(&compact).ok())
+            .unwrap_or_else(|| "{}".to_owned());
+        let frame = Frame {
+            since: event.follows(),
+            version: event.version,
+            json: event_text("change", event.version, &json),
+            compact: event_text("change", event.version, &compact),
+        };
+        self.live.send(frame, true);
     }
 }

@@ -14,6 +14,7 @@ pub mod events;
 mod index;
 pub mod queue;
 mod retain;
+pub mod view;
 
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
@@ -30,7 +31,7 @@ use crate::store::{DueExpiry, Store};
 pub use commands::{Action, Decided, Expiry, OPERATOR, OperatorView, Written};
 use commands::{Command, Read, Reply, Write};
 pub use error::EngineError;
-use events::Subscription;
+use events::{Live, Subscription, Ticks};
 pub use index::HoldIndex;
 pub use retain::Retention;
 
@@ -52,6 +53,7 @@ pub struct Engines {
     /// Each show's waiting room, started once (`None`: the show has none).
     queues: RwLock<HashMap<String, Arc<OnceCell<Option<queue::QueueHandle>>>>>,
     randomness: crate::randomness::SharedRandomness,
+    ticks: Ticks,
 }
 
 /// A way to talk to one show's writer.
@@ -62,6 +64,10 @@ pub struct ShowHandle {
     ids: (SharedClock, crate::randomness::SharedRandomness),
     /// The show's waiting room settings, as created (the definition is immutable).
     on_sale: Option<seat_state::OnSale>,
+    /// The map as last published and the live frames: read without the writer.
+    live: Arc<Live>,
+    /// Other processes write too: a read first has the writer catch up.
+    shared: bool,
 }
 
 fn storage(error: anyhow::Error) -> EngineError {
@@ -79,7 +85,14 @@ impl Engines {
             retention: Retention::default(),
             queues: RwLock::default(),
             randomness: Arc::new(crate::randomness::OsRandomness),
+            ticks: Ticks::default(),
         }
+    }
+
+    /// How live changes are gathered into frames (tests shorten the tick).
+    pub fn with_ticks(mut self, ticks: Ticks) -> Self {
+        self.ticks = ticks;
+        self
     }
 
     /// How long settled holds stay in memory and how often checkpoints
@@ -129,11 +142,13 @@ impl Engines {
             Arc::clone(&self.metrics),
             Arc::clone(&self.index),
             Arc::clone(&self.clock),
+            self.ticks,
         );
+        let live = writer.live();
         let (commands, receiver) = mpsc::channel(QUEUE);
         tokio::spawn(writer.run(receiver));
         let ids = (Arc::clone(&self.clock), Arc::clone(&self.randomness));
-        Ok(ShowHandle { commands, ids, on_sale })
+        Ok(ShowHandle { commands, ids, on_sale, live, shared: self.store.shared() })
     }
 
     /// The engine of the show a hold belongs to; `None` for an unknown hold.
@@ -293,14 +308,37 @@ impl ShowHandle {
         self.ask(|reply| Command::Read(Read::Hold { holder, hold, now, reply })).await
     }
 
-    /// The seat map as `viewer` sees it, listing the seats of `scope`.
+    /// The seat map as `viewer` sees it, listing the seats of `scope`:
+    /// from the map the writer last published, without waiting for it
+    /// (with other processes writing, once the writer has caught up).
     pub async fn seat_map(
         &self,
         scope: SeatScope,
         viewer: Option<HolderId>,
         now: ServerMillis,
     ) -> Result<Decided<SeatMap>, EngineError> {
-        self.ask(|reply| Command::Read(Read::SeatMap { scope, viewer, now, reply })).await
+        let (view, at) = self.published(now).await?;
+        Ok(Decided { at, value: view.seat_map(scope, viewer.as_ref(), at) })
+    }
+
+    /// The compact seat map (`?format=compact`) as `viewer` sees it.
+    pub async fn compact_map(
+        &self,
+        viewer: Option<HolderId>,
+        now: ServerMillis,
+    ) -> Result<Decided<seat_state::wire::CompactMap>, EngineError> {
+        let (view, at) = self.published(now).await?;
+        Ok(Decided { at, value: view.compact_map(viewer.as_ref(), at) })
+    }
+
+    /// The published map and the instant to answer it at (never before
+    /// the writer's latest instant).
+    async fn published(&self, now: ServerMillis) -> Result<(Arc<view::MapView>, ServerMillis), EngineError> {
+        // A writer whose storage failed tries it again for this read (503 if it still fails).
+        let floor = if self.shared || self.live.unavailable() { self.version().await?.at } else { now };
+        let view = self.live.view();
+        let at = now.max(floor).max(view.at);
+        Ok((view, at))
     }
 
     /// The box office's view of the show, at the writer's instant (`now` or later).
@@ -309,15 +347,17 @@ impl ShowHandle {
     }
 
     /// A live feed of changes, starting after `after` when possible (else
-    /// with a snapshot listing the seats of `scope`).
-    pub async fn subscribe(
-        &self,
-        scope: SeatScope,
-        viewer: Option<HolderId>,
-        after: Option<i64>,
-        now: ServerMillis,
-    ) -> Result<Subscription, EngineError> {
-        Ok(self.ask(|reply| Command::Read(Read::Subscribe { scope, viewer, after, now, reply })).await?.value)
+    /// with a snapshot of the published map).
+    pub async fn subscribe(&self, after: Option<i64>) -> Result<Subscription, EngineError> {
+        if self.shared || self.live.unavailable() {
+            self.version().await?;
+        }
+        Ok(self.live.subscribe(after))
+    }
+
+    /// The map as last published, for a stream that fell behind.
+    pub fn published_view(&self) -> Arc<view::MapView> {
+        self.live.view()
     }
 }
 

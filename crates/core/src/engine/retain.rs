@@ -82,12 +82,7 @@ pub fn named_by_reads(reads: &[Read]) -> Vec<HoldId> {
         .iter()
         .filter_map(|read| match read {
             Read::Hold { hold, .. } => Some(hold.clone()),
-            Read::SeatMap { .. }
-            | Read::Subscribe { .. }
-            | Read::HeldSince { .. }
-            | Read::SoldOut { .. }
-            | Read::Version { .. }
-            | Read::Operator { .. } => None,
+            Read::HeldSince { .. } | Read::SoldOut { .. } | Read::Version { .. } | Read::Operator { .. } => None,
         })
         .collect()
 }

@@ -22,6 +22,17 @@ impl Viewer<'_> {
     }
 }
 
+/// One seat as [`ShowState::seat_standing`] gives it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeatStanding<'a> {
+    pub sold: bool,
+    pub blocked: bool,
+    /// As the seat's fact gives it (`None` when sold or not held).
+    pub hold_expires_at: Option<i64>,
+    /// Whose it is: `mine` is true for this holder.
+    pub owner: Option<&'a HolderId>,
+}
+
 /// Which seats a seat map lists.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum SeatScope {
@@ -105,26 +116,50 @@ impl ShowState {
     /// names (or a block names), as they stand: call it after
     /// [`ShowState::apply`]. Empty for an unknown hold. O(k log n + Σ a).
     pub fn facts_touched_by(&self, change: &Change) -> (Vec<wire::SeatFact>, Vec<wire::AreaFact>) {
+        let (seats, areas) = self.positions_touched_by(change);
+        (
+            seats.into_iter().map(|at| self.seat_fact(at, Viewer::Public)).collect(),
+            areas.into_iter().map(|at| self.area_fact(at, Viewer::Public)).collect(),
+        )
+    }
+
+    /// The positions (definition order) of the seats and areas `change`
+    /// touches; see [`ShowState::facts_touched_by`].
+    pub fn positions_touched_by(&self, change: &Change) -> (Vec<usize>, Vec<usize>) {
         if let Change::Blocked { seats, .. } | Change::Unblocked { seats } = change {
-            let at = seats.iter().filter_map(|seat| self.seat_index.get(seat));
-            return (at.map(|&at| self.seat_fact(at, Viewer::Public)).collect(), Vec::new());
+            return (seats.iter().filter_map(|seat| self.seat_index.get(seat).copied()).collect(), Vec::new());
         }
         let Some(hold) = change.hold_id().and_then(|id| self.hold(id)) else {
             return (Vec::new(), Vec::new());
         };
-        let seats = hold
-            .seats
-            .iter()
-            .filter_map(|seat| self.seat_index.get(seat))
-            .map(|&at| self.seat_fact(at, Viewer::Public))
-            .collect();
-        let areas = hold
-            .areas
-            .iter()
-            .filter_map(|(area, _)| self.area_index.get(area))
-            .map(|&at| self.area_fact(at, Viewer::Public))
-            .collect();
+        let seats = hold.seats.iter().filter_map(|seat| self.seat_index.get(seat).copied()).collect();
+        let areas = hold.areas.iter().filter_map(|(area, _)| self.area_index.get(area).copied()).collect();
         (seats, areas)
+    }
+
+    /// Seat `at`'s facts as a seat map gives them, with the holder `mine`
+    /// is answered for: what a copy of the map kept outside needs.
+    pub fn seat_standing(&self, at: usize) -> SeatStanding<'_> {
+        let slot = self.seats[at];
+        let hold = self.standing_hold(at);
+        SeatStanding {
+            sold: slot.sold,
+            blocked: self.blocked[at],
+            hold_expires_at: hold.filter(|_| !slot.sold).map(|h| h.expires_at.0),
+            owner: hold.map(|h| &h.holder).or(self.retired_buyer[at].as_ref().filter(|_| slot.sold)),
+        }
+    }
+
+    /// Area `at`'s places sold and its holds (quantity, deadline, holder),
+    /// in the order its facts list them.
+    pub fn area_standing(&self, at: usize) -> (i64, Vec<(i64, i64, &HolderId)>) {
+        let slot = &self.areas[at];
+        let holds = slot
+            .holds
+            .iter()
+            .map(|((deadline, _), &(quantity, h))| (i64::from(quantity), deadline.0, &self.holds[h].holder))
+            .collect();
+        (i64::from(slot.sold), holds)
     }
 
     /// The `change` event for an applied `change`, at the current version.

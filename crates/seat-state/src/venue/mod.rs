@@ -32,7 +32,7 @@ use crate::wire::{HoldOrder, HoldRequestBody};
 pub use best::BlockRank;
 pub use block::MAX_BLOCK_REASON;
 pub use change::{Change, Decision};
-pub use facts::SeatScope;
+pub use facts::{SeatScope, SeatStanding};
 pub use retire::Retired;
 use slab::{HoldSlab, Kept};
 

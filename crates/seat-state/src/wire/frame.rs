@@ -62,10 +62,11 @@ impl Conflation {
     /// an empty conflation for the next tick.
     pub fn take(&mut self) -> Option<ChangeEvent> {
         let taken = std::mem::take(self);
+        // A single change needs no `since`: it follows the version before it.
         taken.since.map(|since| ChangeEvent {
             version: taken.version,
             server_time: taken.server_time,
-            since: Some(since),
+            since: (since != taken.version - 1).then_some(since),
             seats: taken.seats,
             areas: taken.areas,
         })
@@ -142,6 +143,11 @@ impl SeatOrder {
     /// The seat ids in definition order.
     pub fn ids(&self) -> impl Iterator<Item = &str> {
         self.ids.iter().map(String::as_str)
+    }
+
+    /// The id of the seat at `at` (definition order); empty past the end.
+    pub fn id(&self, at: usize) -> &str {
+        self.ids.get(at).map_or("", String::as_str)
     }
 
     /// A seat's position in definition order.
@@ -238,7 +244,8 @@ impl Groups {
     fn of<'a>(facts: impl IntoIterator<Item = &'a SeatFact>, order: &SeatOrder) -> Result<Self, CompactError> {
         let mut groups = Self::default();
         for fact in facts {
-            let at = order.position(&fact.id).ok_or_else(|| CompactError(format!("seat {} is not in the show", fact.id)))?;
+            let at =
+                order.position(&fact.id).ok_or_else(|| CompactError(format!("seat {} is not in the show", fact.id)))?;
             match (fact.sold, fact.hold_expires_at) {
                 (true, _) => groups.sold.push(at),
                 (false, Some(deadline)) => groups.held.push((deadline, at)),

@@ -1,46 +1,45 @@
 //! `GET /api/shows/{id}/events`: the live seat map as server-sent events.
 
-use std::collections::VecDeque;
 use std::convert::Infallible;
-use std::time::Duration;
+use std::sync::Arc;
 
+use axum::body::{Body, Bytes};
 use axum::extract::{Path, State};
-use axum::http::HeaderMap;
-use axum::response::sse::{Event, KeepAlive, Sse};
-use futures_util::stream::{self, Stream};
-use tokio::sync::broadcast::error::RecvError;
+use axum::http::{HeaderMap, HeaderValue, header};
+use axum::response::{IntoResponse, Response};
+use futures_util::stream;
+use tokio::sync::broadcast::{self, error::RecvError};
 
 use seat_state::wire::ChangeEvent;
-use seat_state::{HolderId, SeatScope};
+use seat_state::{HolderId, SeatScope, ServerMillis};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::clock::SharedClock;
 use crate::engine::ShowHandle;
-use crate::engine::events::{Published, Start, Subscription};
+use crate::engine::events::{Frame, Start, event_text};
+use crate::engine::view::MapView;
 use crate::error::AppError;
 use crate::extract::{ApiQuery, Now};
 use crate::limits::ClientAddress;
 use crate::session::MaybeSession;
 use crate::state::AppState;
 
-/// Comment lines keep proxies from closing a quiet stream (API.md: ≤ 15 s).
-const KEEP_ALIVE: Duration = Duration::from_secs(10);
-
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(events))
 }
 
 /// Live changes as server-sent events: a `snapshot` (the seat-map body), then
-/// `change` events with rising `id`; `Last-Event-ID` resumes.
+/// `change` events with rising `id`, one per tick, conflated; `Last-Event-ID`
+/// resumes. Every stream writes its show's frames as they were encoded once.
 #[utoipa::path(get, path = "/shows/{showId}/events", tag = "shows",
     params(("showId" = String, Path, description = "The show's id"),
            ("Last-Event-ID" = Option<i64>, Header, description = "The last version received"),
            ("lastEventId" = Option<i64>, Query, description = "The same, for clients that cannot set headers"),
-           ("only" = Option<super::seats::Taken>, Query, description = "`taken`: snapshots list only the seats taken (API.md On-sale (v3))")),
+           ("only" = Option<super::seats::Taken>, Query, description = "`taken`: snapshots list only the seats taken (API.md On-sale (v3))"),
+           ("format" = Option<super::seats::Format>, Query, description = "`compact`: `snapshot` data is a CompactMap and `change` data a CompactChange (API.md Live changes (v4))")),
     responses((status = 200, content_type = "text/event-stream", body = ChangeEvent,
-               description = "`snapshot` (SeatMap) then `change` (ChangeEvent) events"),
-              (status = 400, description = "bad_request: lastEventId or Last-Event-ID is not an integer, `only` is not `taken`, or an unknown query parameter", body = seat_state::wire::ErrorBody),
+               description = "`snapshot` (SeatMap) then `change` (ChangeEvent) events, one per tick (at most 250 ms), conflated: a `change` carries every change after its `since` (its previous event's version), each seat and area in its latest state. With `format=compact`: CompactMap and CompactChange."),
+              (status = 400, description = "bad_request: lastEventId or Last-Event-ID is not an integer, `only` is not `taken`, `format` not `json` or `compact`, or an unknown query parameter", body = seat_state::wire::ErrorBody),
               (status = 404, description = "unknown_show", body = seat_state::wire::ErrorBody),
               (status = 503, description = "unavailable: too many live streams (Retry-After); poll the seat map", body = seat_state::wire::ErrorBody)))]
 async fn events(
@@ -51,31 +50,41 @@ async fn events(
     Path(show_id): Path<String>,
     ApiQuery(query): ApiQuery<Resume>,
     headers: HeaderMap,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, AppError> {
+) -> Result<Response, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let scope = super::seats::scope(query.only);
     let slot = state.streams.take(address)?;
     // The header on the browser's own reconnects; the query parameter when a
     // client opens a new EventSource itself (it cannot set headers).
     let after = last_event_id(&headers)?.or(query.last_event_id);
-    let viewer = viewer.map(|holder| HolderId::new(holder.as_ref()));
-    let subscription = show.subscribe(scope, viewer.clone(), after, now).await?;
-    let feed = Feed {
-        show,
-        scope,
-        viewer,
-        clock: std::sync::Arc::clone(&state.clock),
-        stopping: state.stopping.subscribe(),
-        pending: VecDeque::new(),
-        last: after.unwrap_or(i64::MIN),
-        changes: None,
+    let subscription = show.subscribe(after).await?;
+    let form = Form {
+        scope: super::seats::scope(query.only),
+        compact: query.format == Some(super::seats::Format::Compact),
+        viewer: viewer.map(|holder| HolderId::new(holder.as_ref())),
     };
-    let feed = feed.start(subscription);
-    // The slot lives as long as the stream does.
-    let events = stream::unfold((feed, slot), |(mut feed, slot)| async move {
-        feed.next().await.map(|event| (Ok(event), (feed, slot)))
-    });
-    Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(KEEP_ALIVE)))
+    let mut feed = Feed { show, form, last: after.unwrap_or(i64::MIN), frames: subscription.frames };
+    let first = feed.start(subscription.start, now);
+    let stopping = state.stopping.subscribe();
+    let events =
+        stream::unfold((feed, Some(first), stopping, slot), |(mut feed, first, mut stopping, slot)| async move {
+            if let Some(first) = first {
+                return Some((Ok::<_, Infallible>(first), (feed, None, stopping, slot)));
+            }
+            let next = tokio::select! {
+                biased;
+                _ = stopping.wait_for(|stopping| *stopping) => None,
+                next = feed.next() => next,
+            };
+            // The slot lives as long as the stream does.
+            next.map(|bytes| (Ok(bytes), (feed, None, stopping, slot)))
+        });
+    let mut response = Body::from_stream(events).into_response();
+    let headers = response.headers_mut();
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    // Proxies (nginx) pass each frame on at once.
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    Ok(response)
 }
 
 /// The `Last-Event-ID` header: a version, or absent; anything else → 400.
@@ -92,94 +101,75 @@ fn last_event_id(headers: &HeaderMap) -> Result<Option<i64>, AppError> {
 struct Resume {
     last_event_id: Option<i64>,
     only: Option<super::seats::Taken>,
+    format: Option<super::seats::Format>,
 }
 
-/// One viewer's position in a show's stream of changes.
+/// What a stream's snapshots look like.
+struct Form {
+    /// The seats a JSON snapshot lists.
+    scope: SeatScope,
+    compact: bool,
+    viewer: Option<HolderId>,
+}
+
+/// One viewer's position in a show's frames: all a stream keeps.
 struct Feed {
     show: ShowHandle,
-    /// The seats a fresh snapshot lists.
-    scope: SeatScope,
-    viewer: Option<HolderId>,
-    clock: SharedClock,
-    stopping: tokio::sync::watch::Receiver<bool>,
-    pending: VecDeque<Event>,
-    /// The version the viewer has; older or equal changes are skipped.
+    form: Form,
+    /// The version the viewer has; frames at or below it are skipped.
     last: i64,
-    changes: Option<tokio::sync::broadcast::Receiver<std::sync::Arc<Published>>>,
-}
-
-fn event(kind: &str, version: i64, data: &impl serde::Serialize) -> Event {
-    let json = serde_json::to_string(data).unwrap_or_else(|_| "{}".to_owned());
-    Event::default().event(kind).id(version.to_string()).data(json)
-}
-
-/// A change's event, from the JSON its hub wrote once for every viewer.
-fn change_event(change: &Published) -> Event {
-    Event::default().event("change").id(change.version.to_string()).data(&change.json)
+    frames: broadcast::Receiver<Arc<Frame>>,
 }
 
 impl Feed {
-    fn start(mut self, subscription: Subscription) -> Self {
-        match subscription.start {
-            Start::Snapshot(map) => {
-                self.last = map.version;
-                self.pending.push_back(event("snapshot", map.version, &map));
-            }
-            Start::Replay(changes) => {
-                for change in changes {
-                    if change.version > self.last {
-                        self.last = change.version;
-                        self.pending.push_back(change_event(&change));
+    /// The first bytes: a snapshot, or the frames since `Last-Event-ID`.
+    fn start(&mut self, start: Start, now: ServerMillis) -> Bytes {
+        match start {
+            Start::Snapshot(view) => self.snapshot(&view, now),
+            Start::Replay(frames) => {
+                let mut replay = Vec::new();
+                for frame in &frames {
+                    if frame.version > self.last {
+                        self.last = frame.version;
+                        replay.extend_from_slice(&frame.bytes(self.form.compact));
                     }
                 }
+                // An empty first chunk still sends the headers.
+                Bytes::from(replay)
             }
         }
-        self.changes = Some(subscription.changes);
-        self
     }
 
-    async fn next(&mut self) -> Option<Event> {
+    fn snapshot(&mut self, view: &MapView, now: ServerMillis) -> Bytes {
+        self.last = view.version;
+        let viewer = self.form.viewer.as_ref();
+        let data = if self.form.compact {
+            serde_json::to_string(&view.compact_map(viewer, now))
+        } else {
+            serde_json::to_string(&view.seat_map(self.form.scope, viewer, now))
+        };
+        event_text("snapshot", view.version, &data.unwrap_or_else(|_| "{}".to_owned()))
+    }
+
+    /// The next bytes to write: the next frame this viewer lacks (shared,
+    /// not copied), or a snapshot when it fell too far behind.
+    async fn next(&mut self) -> Option<Bytes> {
         loop {
-            if let Some(event) = self.pending.pop_front() {
-                return Some(event);
-            }
-            let changes = self.changes.as_mut()?;
-            let received = tokio::select! {
-                biased;
-                _ = self.stopping.wait_for(|stopping| *stopping) => return None,
-                received = changes.recv() => received,
-            };
-            match received {
-                Ok(change) if change.version > self.last => {
-                    self.last = change.version;
-                    return Some(change_event(&change));
+            match self.frames.recv().await {
+                Ok(frame) if frame.is_keep_alive() => return Some(frame.bytes(self.form.compact)),
+                Ok(frame) if frame.version > self.last => {
+                    self.last = frame.version;
+                    return Some(frame.bytes(self.form.compact));
                 }
                 Ok(_) => {}
-                // Too slow to keep up: catch up from the replay window or a fresh snapshot.
+                // Too slow to keep up: skip to the newest map.
                 Err(RecvError::Lagged(_)) => {
-                    let subscription = self
-                        .show
-                        .subscribe(self.scope, self.viewer.clone(), Some(self.last), self.clock.now())
-                        .await
-                        .ok()?;
-                    let feed = std::mem::replace(self, self.empty_copy());
-                    *self = feed.start(subscription);
+                    let view = self.show.published_view();
+                    let now = view.at;
+                    return Some(self.snapshot(&view, now));
                 }
                 Err(RecvError::Closed) => return None,
             }
-        }
-    }
-
-    fn empty_copy(&self) -> Self {
-        Feed {
-            show: self.show.clone(),
-            scope: self.scope,
-            viewer: self.viewer.clone(),
-            clock: std::sync::Arc::clone(&self.clock),
-            stopping: self.stopping.clone(),
-            pending: VecDeque::new(),
-            last: self.last,
-            changes: None,
         }
     }
 }

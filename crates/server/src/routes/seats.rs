@@ -18,13 +18,17 @@ pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(seat_map))
 }
 
-/// `?only=taken`: list only the seats that are taken (API.md "On-sale (v3)").
+/// `?only=taken`: list only the seats that are taken (API.md "On-sale
+/// (v3)"); `?format=compact`: the compact form (API.md "Live changes (v4)").
 #[derive(Debug, Default, serde::Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 pub struct Only {
     /// `taken`: only seats sold, blocked or held; a seat left out is free.
     /// Any other value → 400.
     only: Option<Taken>,
+    /// `compact`: a `CompactMap` (only taken seats, by their position in
+    /// the definition); `json` (the default): a `SeatMap`. Any other value → 400.
+    format: Option<Format>,
 }
 
 /// The one value `only` takes.
@@ -32,6 +36,15 @@ pub struct Only {
 #[serde(rename_all = "lowercase")]
 pub enum Taken {
     Taken,
+}
+
+/// The wire form of seat maps and live changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Format {
+    #[default]
+    Json,
+    Compact,
 }
 
 /// The seats to list for `?only=` (a bad value was refused as it was read).
@@ -43,24 +56,33 @@ pub fn scope(only: Option<Taken>) -> SeatScope {
 }
 
 /// Facts of every seat and area (session optional: it sets `mine`); with
-/// `?only=taken`, of the taken seats only.
+/// `?only=taken`, of the taken seats only; with `?format=compact`, in the
+/// compact form.
 #[utoipa::path(get, path = "/shows/{showId}/seats", tag = "shows",
     params(("showId" = String, Path, description = "The show's id"), Only), security((), ("session" = []), ("cookie" = [])),
-    responses((status = 200, body = SeatMap),
-              (status = 400, description = "bad_request: `only` is not `taken`", body = ErrorBody),
+    responses((status = 200, body = SeatMap, description = "A `SeatMap`, or a `CompactMap` with `?format=compact`"),
+              (status = 400, description = "bad_request: `only` is not `taken` or `format` not `json` or `compact`", body = ErrorBody),
               (status = 404, description = "unknown_show", body = ErrorBody)))]
 async fn seat_map(
     MaybeSession(viewer): MaybeSession,
     State(state): State<AppState>,
     Now(now): Now,
     Path(show_id): Path<String>,
-    ApiQuery(only): ApiQuery<Only>,
+    ApiQuery(query): ApiQuery<Only>,
 ) -> Result<Response, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let scope = scope(only.only);
-    let map = show.seat_map(scope, viewer.map(|holder| HolderId::new(holder.as_ref())), now).await?;
+    let viewer = viewer.map(|holder| HolderId::new(holder.as_ref()));
     // Never earlier than the show's latest decision: a client reads its own writes.
-    let mut response = Json(map.value).into_response();
-    response.extensions_mut().insert(DecidedAt(map.at));
+    let (mut response, at) = match query.format.unwrap_or_default() {
+        Format::Json => {
+            let map = show.seat_map(scope(query.only), viewer, now).await?;
+            (Json(map.value).into_response(), map.at)
+        }
+        Format::Compact => {
+            let map = show.compact_map(viewer, now).await?;
+            (Json(map.value).into_response(), map.at)
+        }
+    };
+    response.extensions_mut().insert(DecidedAt(at));
     Ok(response)
 }
