@@ -377,8 +377,11 @@ impl CompactMap {
         for &at in self.b.iter().filter(|at| !stated.contains(at)) {
             seats.push((at, SeatFact { mine: is_mine(at), ..order.fact(at)? }));
         }
-        seats.sort_by_key(|(at, _)| *at);
-        let mut seats: Vec<SeatFact> = seats.into_iter().map(|(_, fact)| fact).collect();
+        // By position, through the crate's one sort (a slice sort here
+        // cost the JS package's wasm 3.5 KB gzipped).
+        let mut by_position: Vec<usize> = (0..seats.len()).collect();
+        crate::order::sort_by(&mut by_position, &|a, b| seats[a].0.cmp(&seats[b].0));
+        let mut seats: Vec<SeatFact> = by_position.into_iter().map(|at| std::mem::take(&mut seats[at].1)).collect();
         mark_blocked(&mut seats, &self.b, order)?;
         Ok(SeatMap {
             show_id: self.show_id.clone(),
