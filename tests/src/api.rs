@@ -131,9 +131,14 @@ impl Api {
 
     /// The same, resuming with `Last-Event-ID: after` when given.
     pub async fn events_after(&self, show: &str, after: Option<i64>) -> anyhow::Result<EventStream> {
+        self.events_with(show, "", after).await
+    }
+
+    /// The same with a query (`"?format=compact"`, or `""`).
+    pub async fn events_with(&self, show: &str, query: &str, after: Option<i64>) -> anyhow::Result<EventStream> {
         // No timeout: a stream lives as long as its reader wants.
         let mut request = reqwest::Client::new()
-            .get(format!("{}/api/shows/{show}/events", self.base))
+            .get(format!("{}/api/shows/{show}/events{query}", self.base))
             .header("accept", "text/event-stream");
         if let Some(after) = after {
             request = request.header("last-event-id", after.to_string());

@@ -20,7 +20,9 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
                        milliseconds on the server clock; every JSON body has `serverTime` and every response the \
                        `X-Server-Time` header. Errors are `{error, message, serverTime}` plus the fields their code names."
     ),
-    modifiers(&Security)
+    modifiers(&Security),
+    // The compact forms (`?format=compact`), which the routes' annotations name only in words.
+    components(schemas(seat_state::wire::CompactMap, seat_state::wire::CompactChange))
 )]
 struct ApiDoc;
 

@@ -87,12 +87,11 @@ impl ShowActor {
     pub fn new(
         state: ShowState,
         loaded_latest: Option<ServerMillis>,
-        (retention, from_checkpoint): (Retention, i64),
+        (retention, ticks, from_checkpoint): (Retention, Ticks, i64),
         store: Arc<dyn Store>,
         metrics: Arc<Metrics>,
         index: Arc<HoldIndex>,
         clock: SharedClock,
-        ticks: Ticks,
     ) -> Self {
         let latest = loaded_latest.unwrap_or(ServerMillis(i64::MIN));
         let settled = settled_of(&state, latest, from_checkpoint);

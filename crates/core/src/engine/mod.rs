@@ -137,12 +137,11 @@ impl Engines {
         let writer = actor::ShowActor::new(
             state,
             latest,
-            (self.retention, from_checkpoint),
+            (self.retention, self.ticks, from_checkpoint),
             Arc::clone(&self.store),
             Arc::clone(&self.metrics),
             Arc::clone(&self.index),
             Arc::clone(&self.clock),
-            self.ticks,
         );
         let live = writer.live();
         let (commands, receiver) = mpsc::channel(QUEUE);

@@ -151,7 +151,12 @@ fn live_event_schema() -> Value {
             "data": {"type": "string", "contentMediaType": "application/json",
                      "contentSchema": {"$ref": format!("#/components/schemas/{schema}")}}}})
     };
-    json!({"oneOf": [event("snapshot", "SeatMap"), event("change", "ChangeEvent")]})
+    json!({"oneOf": [
+        event("snapshot", "SeatMap"),
+        event("change", "ChangeEvent"),
+        event("snapshot", "CompactMap"),
+        event("change", "CompactChange"),
+    ]})
 }
 
 fn constrain_parameters(operation: &mut Value) {
@@ -179,6 +184,13 @@ fn complete_responses(path: &str, operation: &mut Value) {
     let has_body = operation.get("requestBody").is_some();
     if let Some(stream) = operation.pointer_mut("/responses/200/content/text~1event-stream") {
         stream["schema"] = live_event_schema();
+    }
+    // `?format=compact` answers the compact form of the seat map.
+    if path.ends_with("/seats")
+        && let Some(map) = operation.pointer_mut("/responses/200/content/application~1json")
+    {
+        map["schema"] =
+            json!({"oneOf": [{"$ref": "#/components/schemas/SeatMap"}, {"$ref": "#/components/schemas/CompactMap"}]});
     }
     let Some(responses) = operation["responses"].as_object_mut() else { return };
     let mut add = |status: &str, description: &str| {
