@@ -4,8 +4,9 @@
 //! (the server's clock from round trips), [`countdown`] (buffered by the
 //! estimate's uncertainty), [`SeatMapSync`] (the live map: ordered changes,
 //! gap detection, the next instant anything visible changes), [`Connection`]
-//! (when to open, reopen or poll the live stream, and sample the clock) and
-//! [`seat_state`] (FREE / HELD / SOLD from facts).
+//! (when to open, reopen or poll the live stream, and sample the clock),
+//! [`SeatOrder`] (the compact frames of `?format=compact` read back as
+//! JSON) and [`seat_state`] (FREE / HELD / SOLD from facts).
 //!
 //! Nothing here reads a clock: every instant is a JavaScript number of epoch
 //! milliseconds passed in by the caller (`Date.now()`, or
@@ -18,6 +19,7 @@ mod boundary;
 mod clock;
 mod connection;
 mod machine;
+mod order;
 
 use serde::Deserialize;
 use tsify::{Ts, Tsify};
@@ -28,6 +30,7 @@ use wasm_bindgen::prelude::*;
 pub use clock::ClockSync;
 pub use connection::{Connection, ConnectionInput, ConnectionOutput};
 pub use machine::{MyHold, SeatMapSync, SyncInput, SyncOutput};
+pub use order::{ChannelSeats, DefinedSeat, SeatOrder, ShowSeats};
 pub use seat_state::{CountdownView, SeatState};
 
 /// What a seat's state is derived from: a seat of the seat map or of a

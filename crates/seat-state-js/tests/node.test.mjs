@@ -1,12 +1,13 @@
 // The Node build of the package through one whole cycle: clock sync →
-// snapshot → change → my hold's countdown → expiry → a lost change.
+// snapshot → change → my hold's countdown → expiry → a lost change; and
+// compact frames read back with the show's seat order.
 // Run by `cargo xtask test` after `cargo xtask package`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { ClockSync, Connection, SeatMapSync, seatState, countdown } = require("../../../target/pkg-node/seat_state_js.js");
+const { ClockSync, Connection, SeatMapSync, SeatOrder, seatState, countdown } = require("../../../target/pkg-node/seat_state_js.js");
 
 // The local clock runs a minute behind the server's.
 const BEHIND = 60_000;
@@ -133,4 +134,59 @@ test("Connection: open, a break, back-off, a refusal polled out, the clock sampl
   connection.handleInput("streamOpened");
   assert.equal(connection.status, "live");
   assert.throws(() => connection.handleInput({ streamErrors: {} }), "an unknown input is refused");
+});
+
+test("SeatOrder: compact frames (?format=compact) read back as JSON and fed to the live map", () => {
+  // GET /api/shows/{showId}, as the server answers it (fields the order does not read included).
+  const definition = {
+    id: "impro", name: "Improv night", holdSeconds: 600, extensionSeconds: 300, maxExtensions: 2,
+    maxSeatsPerHold: 8, maxActiveHoldsPerHolder: 1, latePolicy: "reject", orphanRule: "off",
+    seats: [
+      { id: "A1", x: 0, y: 0 }, { id: "A2", x: 10, y: 0, access: "wheelchair" },
+      { id: "A3", x: 20, y: 0 }, { id: "P1", x: 0, y: 10 },
+    ],
+    areas: [{ id: "standing", name: "Standing", capacity: 50 }],
+    channels: [{ id: "presale", seats: ["P1"] }],
+  };
+  const order = new SeatOrder(definition);
+  const expiresAt = SERVER + 600_000;
+  const areas = [{ id: "standing", capacity: 50, sold: 10, holds: [] }];
+
+  // My hold of A1 (positions: A1 0, A2 1, A3 2, P1 3), A3 sold and blocked; every other seat free.
+  const map = order.decodeMap({ showId: "impro", serverTime: SERVER, version: 7, s: [2], h: [[600_000, 0]], b: [2], m: [0], areas });
+  assert.deepEqual(map, {
+    showId: "impro", serverTime: SERVER, version: 7, areas,
+    seats: [
+      { id: "A1", sold: false, holdExpiresAt: expiresAt, mine: true },
+      { id: "A2", sold: false, holdExpiresAt: null, mine: false, access: "wheelchair" },
+      { id: "A3", sold: true, holdExpiresAt: null, mine: false, blocked: true },
+      { id: "P1", sold: false, holdExpiresAt: null, mine: false, channel: "presale" },
+    ],
+  });
+  const sync = new SeatMapSync();
+  sync.handleInput({ tick: LOCAL });
+  sync.handleInput({ snapshot: map });
+  assert.deepEqual(sync.seat("A1"), { state: "held", mine: true, blocked: false });
+
+  // A conflated tick: every change in (7, 9], A1 now sold, A2 free again.
+  const change = order.decodeChange({ v: 9, p: 7, t: SERVER + 250, s: [0], f: [1] });
+  assert.deepEqual(change, {
+    version: 9, since: 7, serverTime: SERVER + 250, areas: [],
+    seats: [
+      { id: "A2", sold: false, holdExpiresAt: null, access: "wheelchair" },
+      { id: "A1", sold: true, holdExpiresAt: null },
+    ],
+  });
+  sync.handleInput({ change });
+  assert.equal(sync.version, 9);
+  assert.deepEqual(sync.seat("A1"), { state: "sold", mine: false, blocked: false });
+  assert.deepEqual(sync.pollOutput(), { type: "timeout", at: null }, "no gap: the tick follows 7");
+
+  // A frame that does not fit the show, or is not a frame, throws an Error naming the problem.
+  assert.throws(() => order.decodeChange({ v: 10, t: SERVER, s: [4] }), { message: "seat 4 is not in the show" });
+  assert.throws(() => order.decodeChange({ v: 10, t: SERVER, h: [[]] }), { message: "an empty hold group" });
+  assert.throws(() => order.decodeChange({ v: 10, t: SERVER, h: [[1, 0.5]] }), { message: "expected an integer at h[0][1]" });
+  assert.throws(() => order.decodeMap({ showId: "impro", serverTime: SERVER, version: 1, b: [9] }), { message: "seat 9 is not in the show" });
+  assert.throws(() => order.decodeMap({ serverTime: SERVER, version: 1 }), { message: "missing field at showId" });
+  assert.throws(() => new SeatOrder({ seats: [{ x: 0 }] }), { message: "missing field at seats[0].id" });
 });

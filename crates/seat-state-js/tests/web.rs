@@ -6,7 +6,7 @@
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-use seat_state_js::{ClockSync, SeatMapSync, countdown, seat_state};
+use seat_state_js::{ClockSync, SeatMapSync, SeatOrder, countdown, seat_state};
 use tsify::Ts;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
@@ -147,4 +147,39 @@ fn an_undefined_field_counts_as_absent() {
     js_sys::Reflect::set(&facts, &"holdExpiresAt".into(), &JsValue::UNDEFINED).unwrap();
     let state = seat_state(Ts::new_unchecked(facts.into()), SERVER as f64).unwrap();
     assert_eq!(json(state), r#""free""#);
+}
+
+#[wasm_bindgen_test]
+fn a_seat_order_reads_compact_frames_back_as_json() {
+    let order = SeatOrder::new(js(r#"{"id": "impro", "name": "Impro", "seats": [{"id": "B7", "x": 0, "y": 0},
+        {"id": "B8", "x": 10, "y": 0, "access": "companion"}, {"id": "B9", "x": 20, "y": 0}],
+        "areas": [], "channels": [{"id": "presale", "seats": ["B9"]}]}"#))
+    .unwrap();
+    let deadline = SERVER + 60_000;
+    let map = order
+        .decode_map(js(&format!(r#"{{"showId": "impro", "serverTime": {SERVER}, "version": 4, "h": [[60000, 1]]}}"#)))
+        .unwrap();
+    assert_eq!(
+        json(map),
+        format!(
+            r#"{{"showId":"impro","serverTime":{SERVER},"version":4,"seats":[{{"id":"B7","sold":false,"holdExpiresAt":null,"mine":false}},{{"id":"B8","sold":false,"holdExpiresAt":{deadline},"mine":false,"access":"companion"}},{{"id":"B9","sold":false,"holdExpiresAt":null,"mine":false,"channel":"presale"}}],"areas":[]}}"#
+        )
+    );
+    let change = order.decode_change(js(&format!(r#"{{"v": 6, "p": 4, "t": {SERVER}, "s": [2], "b": [2]}}"#))).unwrap();
+    assert_eq!(
+        json(change),
+        format!(
+            r#"{{"version":6,"serverTime":{SERVER},"since":4,"seats":[{{"id":"B9","sold":true,"holdExpiresAt":null,"blocked":true,"channel":"presale"}}],"areas":[]}}"#
+        )
+    );
+
+    let decode = |compact: &str| order.decode_change(js(compact)).map(json).map_err(thrown);
+    assert_eq!(decode(r#"{"v": 6, "t": 0, "f": [3]}"#), Err("seat 3 is not in the show".into()));
+    assert_eq!(decode(r#"{"v": 6, "t": 0, "f": [0], "b": [1]}"#), Err("blocked seat 1 has no state".into()));
+    assert_eq!(decode(r#"{"v": 6, "t": 0, "f": [-1]}"#), Err("invalid value at f[0]".into()));
+    assert_eq!(decode(r#"{"t": 0}"#), Err("missing field at v".into()));
+    assert_eq!(
+        SeatOrder::new(js(r#"{"seats": [], "channels": [{"id": "presale"}]}"#)).map(|_| ()).map_err(thrown),
+        Err("missing field at channels[0].seats".into())
+    );
 }

@@ -5,15 +5,19 @@ import init, {
   ClockSync,
   Connection,
   SeatMapSync,
+  SeatOrder,
   countdown,
   seatState,
   type ChangeEvent,
+  type CompactChange,
+  type CompactMap,
   type ConnectionOutput,
   type ConnectionStatus,
   type CountdownView,
   type HoldBody,
   type SeatMap,
   type SeatState,
+  type ShowSeats,
   type SyncOutput,
 } from "seathold-seat-state";
 
@@ -63,4 +67,25 @@ export async function liveMap(snapshotJson: string, hold: HoldBody): Promise<str
   const status: ConnectionStatus = connection.status;
   void [state, wrong, mine, status];
   return view?.text ?? shown.text;
+}
+
+// Compact frames (`?format=compact`) read back with the show's seat order.
+export function compactMap(definitionJson: string, compactJson: string, frame: CompactChange): number {
+  const order = new SeatOrder(JSON.parse(definitionJson));
+  const seats: ShowSeats = { seats: [{ id: "B7", access: null }, { id: "B8" }], channels: [{ id: "presale", seats: ["B8"] }] };
+  const typed = new SeatOrder(seats);
+  // @ts-expect-error: a seat needs its id
+  new SeatOrder({ seats: [{ access: "wheelchair" }] });
+  const compact: CompactMap = JSON.parse(compactJson);
+  const map: SeatMap = order.decodeMap(compact);
+  const held: CompactChange = { v: map.version + 1, t: map.serverTime, h: [[600_000, 0, 1]] };
+  const change: ChangeEvent = typed.decodeChange(held);
+  const since: number | undefined = order.decodeChange(frame).since;
+  // @ts-expect-error: a compact change has `v` and `t`, not `version`
+  order.decodeChange({ version: 1, serverTime: 0 });
+  const sync = new SeatMapSync();
+  sync.handleInput({ snapshot: map });
+  sync.handleInput({ change });
+  void since;
+  return map.seats.length;
 }

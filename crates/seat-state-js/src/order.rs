@@ -1,0 +1,117 @@
+//! `class SeatOrder`: a show's seats in definition order, which the compact
+//! frames (`?format=compact`, API.md "Live changes (v4)") name by position.
+//! Made once from the show's definition; `decodeChange` and `decodeMap`
+//! give back the JSON forms, ready for `SeatMapSync.handleInput`.
+
+use seat_state::wire::{ChangeEvent, CompactChange, CompactError, CompactMap, SeatFact, SeatMap};
+use serde::Deserialize;
+use tsify::{Ts, Tsify};
+use wasm_bindgen::prelude::*;
+
+use crate::boundary::{from_js, to_js};
+
+// `CompactHold` is a type alias in seat-state, which tsify cannot derive
+// for; the generated `CompactChange` and `CompactMap` name it.
+#[wasm_bindgen(typescript_custom_section)]
+const COMPACT_HOLD: &str = r#"
+/**
+ * Held seats that share a deadline: `[expiresAt − serverTime, seat, seat, …]`
+ * (seats by their position in the show's definition).
+ */
+export type CompactHold = number[];
+"#;
+
+/// What the compact frames leave out of a show's seats, read from its
+/// definition (`GET /api/shows/{showId}`; other fields are ignored).
+#[derive(Debug, Clone, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
+#[serde(rename_all = "camelCase")]
+pub struct ShowSeats {
+    /// Every seat, in the definition's order.
+    pub seats: Vec<DefinedSeat>,
+    /// The sales channels and the seats each keeps.
+    #[serde(default)]
+    pub channels: Vec<ChannelSeats>,
+}
+
+/// A seat of a show's definition: its id and access.
+#[derive(Debug, Clone, Deserialize, Tsify)]
+#[tsify(missing_as_null)]
+#[serde(rename_all = "camelCase")]
+pub struct DefinedSeat {
+    pub id: String,
+    /// `wheelchair` or `companion`.
+    #[serde(default)]
+    pub access: Option<String>,
+}
+
+/// A sales channel of a show's definition: its id and seats.
+#[derive(Debug, Clone, Deserialize, Tsify)]
+#[serde(rename_all = "camelCase")]
+pub struct ChannelSeats {
+    pub id: String,
+    pub seats: Vec<String>,
+}
+
+/// A show's seats in definition order; see `seat_state::wire::SeatOrder`.
+#[wasm_bindgen]
+#[derive(Debug, Clone)]
+pub struct SeatOrder {
+    inner: seat_state::wire::SeatOrder,
+    /// Every seat free, as a session's full seat map lists it.
+    free: Vec<SeatFact>,
+}
+
+#[wasm_bindgen]
+impl SeatOrder {
+    /// From the show's definition (`GET /api/shows/{showId}`).
+    #[wasm_bindgen(constructor)]
+    pub fn new(show: Ts<ShowSeats>) -> Result<SeatOrder, JsError> {
+        let show = from_js(&show)?;
+        let mut free: Vec<SeatFact> = show
+            .seats
+            .into_iter()
+            .map(|seat| SeatFact { id: seat.id, mine: Some(false), access: seat.access, ..SeatFact::default() })
+            .collect();
+        // Positions first, then each channel's seats by position.
+        let positions = seat_state::wire::SeatOrder::new(free.iter().map(|fact| (fact.id.clone(), None, None)));
+        for channel in show.channels {
+            for seat in &channel.seats {
+                if let Some(at) = positions.position(seat) {
+                    free[at as usize].channel = Some(channel.id.clone());
+                }
+            }
+        }
+        let statics = free.iter().map(|fact| (fact.id.clone(), fact.channel.clone(), fact.access.clone()));
+        let inner = seat_state::wire::SeatOrder::new(statics);
+        Ok(Self { inner, free })
+    }
+
+    /// A compact `change` event's data as the JSON `change` event.
+    #[wasm_bindgen(js_name = decodeChange)]
+    pub fn decode_change(&self, change: Ts<CompactChange>) -> Result<Ts<ChangeEvent>, JsError> {
+        let event = from_js(&change)?.decode(&self.inner).map_err(thrown)?;
+        to_js(&event)
+    }
+
+    /// A compact seat map (`…/seats?format=compact`, or a compact stream's
+    /// `snapshot`) as the JSON seat map, every seat listed: a seat the
+    /// compact map leaves out is free, with `mine: false`.
+    #[wasm_bindgen(js_name = decodeMap)]
+    pub fn decode_map(&self, map: Ts<CompactMap>) -> Result<Ts<SeatMap>, JsError> {
+        let taken = from_js(&map)?.decode(&self.inner).map_err(thrown)?;
+        let mut seats = self.free.clone();
+        for fact in taken.seats {
+            // Every fact decoded is of a seat of the order.
+            if let Some(at) = self.inner.position(&fact.id) {
+                seats[at as usize] = fact;
+            }
+        }
+        to_js(&SeatMap { seats, ..taken })
+    }
+}
+
+/// A frame that does not fit the show, as the `Error` to throw.
+fn thrown(error: CompactError) -> JsError {
+    JsError::new(&error.0)
+}
