@@ -21,7 +21,9 @@
 //!   open; `--pids P[,P…]` names the server processes (CPU, memory),
 //!   `--label`, `--save FILE` and `--beside FILE` put two runs side by side,
 //!   `--sample-every N`, `--alone-seconds N`, `--alone-bases URL[,URL…]`,
-//!   `--probes N`, `--map-query Q`.
+//!   `--probes N`, `--format compact|json` (the customers' seat maps and
+//!   streams; compact, as the web app, by default), `--tick MS` (the
+//!   servers' tick, for the change-to-viewer targets; 250).
 //! - `queue`: issue 28's waiting room under a sale's opening (`queue/mod.rs`):
 //!   `--sessions N` join a show's pre-queue, `--streams N` listen to its
 //!   progress across `opensAt`; `--join-seconds N` (the joins' time before
@@ -110,7 +112,7 @@ impl Plan {
 const SHOW_ID: &str = "flash-sale";
 const USAGE: &str = "usage: flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn|time|onsale|queue] \
                      [--sessions N | --customers N] [--concurrency N] [--seconds N] [--webhook on] [--pids P,P] [--label L] \
-                     [--save FILE] [--beside FILE] [--sample-every N] [--alone-seconds N] [--alone-bases URLS] [--probes N] [--map-query Q] \
+                     [--save FILE] [--beside FILE] [--sample-every N] [--alone-seconds N] [--alone-bases URLS] [--probes N] [--format compact|json] [--tick MS] \
                      [--streams N] [--join-seconds N] [--join-cost N]";
 
 fn parse_args() -> anyhow::Result<(Plan, String)> {
@@ -154,7 +156,8 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
             "--sample-every" => plan.onsale.sample_every = value.parse()?,
             "--alone-seconds" => plan.onsale.alone_seconds = value.parse()?,
             "--probes" => plan.onsale.probes = value.parse()?,
-            "--map-query" => plan.onsale.map_query = value.clone(),
+            "--format" => plan.onsale.form = onsale::viewer::Form::parse(value)?,
+            "--tick" => plan.onsale.tick_ms = value.parse()?,
             "--alone-bases" => {
                 let bases = value.split(',').map(|base| base.trim_end_matches('/').to_owned()).collect();
                 plan.onsale.alone_bases = Some(bases);

@@ -2,12 +2,17 @@
 //! were told. No seat in two `201` holds; the sold seats are exactly the
 //! confirmed (`200`) holds' seats; the held seats are exactly those of the
 //! holds neither confirmed nor released. Every answer is accounted for.
+//! Then every sampled viewer's map (its snapshot and every event after
+//! it) against `GET …/seats` of its process.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
+use seat_state::wire::{SeatMap, SeatOrder};
 use serde_json::Value;
 
+use super::stream::Seen;
+use super::viewer::ViewerMap;
 use super::{Held, SHOW};
 
 /// One line saying what held, or the first thing that did not.
@@ -24,8 +29,8 @@ pub async fn check(bases: &[String], holds: &[Held]) -> Result<String, String> {
     let seats = |keep: fn(&Held) -> bool| -> HashSet<&str> {
         holds.iter().filter(|held| keep(held)).flat_map(|held| held.seats.iter().map(String::as_str)).collect()
     };
-    let confirmed = seats(|held| held.confirmed);
-    let still_held = seats(|held| !held.confirmed && !held.released);
+    let confirmed = seats(|held| held.confirmed());
+    let still_held = seats(|held| !held.confirmed() && !held.released);
     let mut versions = Vec::new();
     for base in bases {
         let map = settled_map(base, bases).await?;
@@ -58,7 +63,7 @@ pub async fn check(bases: &[String], holds: &[Held]) -> Result<String, String> {
         "no seat held twice; {} holds (201), {} confirmed (200) = the {} seats sold on the map{}, {} seats still \
          held = the holds neither confirmed nor released",
         holds.len(),
-        holds.iter().filter(|held| held.confirmed).count(),
+        holds.iter().filter(|held| held.confirmed()).count(),
         confirmed.len(),
         if bases.len() > 1 { format!(" of every process (versions {versions:?})") } else { String::new() },
         still_held.len()
@@ -85,4 +90,32 @@ async fn settled_map(base: &str, bases: &[String]) -> Result<Value, String> {
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// Every sample stream still open at the end: its map is at its process's
+/// version and shows every seat as `GET …/seats` does (sold, held until
+/// the same deadline, or free, as of that map's `serverTime`; blocked or not).
+pub async fn viewers(seen: &[Seen], order: &SeatOrder) -> Result<String, String> {
+    let mut maps: BTreeMap<&str, (ViewerMap, i64)> = BTreeMap::new();
+    let mut checked = 0;
+    for stream in seen.iter().filter(|stream| stream.sample && stream.opened.is_some() && stream.lost.is_none()) {
+        let viewer = stream.map.as_ref().ok_or("a sample stream ended without a map")?;
+        if !maps.contains_key(stream.base.as_str()) {
+            let url = format!("{}/api/shows/{SHOW}/seats", stream.base);
+            let answer = reqwest::get(&url).await.map_err(|e| format!("{url}: {e}"))?;
+            let map: SeatMap = answer.json().await.map_err(|e| format!("{url}: {e}"))?;
+            let read = ViewerMap::of_map(&map, order).map_err(|e| format!("{url}: {e}"))?;
+            maps.insert(&stream.base, (read, map.server_time));
+        }
+        let Some((map, now)) = maps.get(stream.base.as_str()) else { continue };
+        if viewer.version != map.version {
+            return Err(format!("a viewer of {} at v{}, its map at v{}", stream.base, viewer.version, map.version));
+        }
+        if let Some(difference) = viewer.differs_as_of(map, *now, order) {
+            return Err(format!("a viewer of {} at v{}: {difference}", stream.base, viewer.version));
+        }
+        checked += 1;
+    }
+    let versions: Vec<i64> = maps.values().map(|(map, _)| map.version).collect();
+    Ok(format!("every one of the {checked} sampled viewers' maps = GET /seats of its process (v{versions:?})"))
 }

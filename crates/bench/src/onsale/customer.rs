@@ -1,7 +1,9 @@
 //! One customer of the storm: loads the arena's page, definition and seat
-//! map, samples the clock three times, starts a session, opens the live
-//! stream (kept open until the storm ends), holds two best-available
-//! seats and confirms 60 % of its holds, as the web app does.
+//! map (`?format=compact`, or `?only=taken` with `--format json`), samples
+//! the clock three times, starts a session, opens the live stream in the
+//! same form (kept open until the storm ends), holds two best-available
+//! seats and confirms 60 % of its holds, as the web app does. A sample
+//! customer also decodes its seat map with seat-state.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -58,8 +60,14 @@ async fn requests(
     };
     get(Step::Page, &format!("/shows/{SHOW}"), &page).await?;
     get(Step::Definition, &format!("/api/shows/{SHOW}"), &compressed).await?;
-    get(Step::SeatMap, &format!("/api/shows/{SHOW}/seats{}", storm.map_query), &compressed).await?;
+    let map = get(Step::SeatMap, &format!("/api/shows/{SHOW}/seats{}", storm.form.query()), &compressed).await?;
     latencies.add(Step::PageDefinitionMap, first);
+    let sample = n.is_multiple_of(storm.sample_every);
+    if sample {
+        // As the web app reads it (a sample: the generator shares the cores).
+        let body = map.decoded()?;
+        storm.form.seat_map(&body, &storm.order).map_err(|error| anyhow::anyhow!("seat map: {error}"))?;
+    }
     for _ in 0..3 {
         call(connection, latencies, Step::Time, Method::GET, "/api/time", &compressed, None, 200).await?;
     }
@@ -71,13 +79,14 @@ async fn requests(
     let sent = Instant::now();
     let (head, task) = stream::open(Ask {
         base: storm.pool(n).base().to_owned(),
-        path: format!("/api/shows/{SHOW}/events{}", storm.map_query),
+        path: format!("/api/shows/{SHOW}/events{}", storm.form.query()),
         token: token.clone(),
-        sample: n.is_multiple_of(storm.sample_every),
-        watch: stream::Watch::Seats(Arc::clone(&storm.seats)),
+        sample,
+        watch: stream::Watch::Seats { order: Arc::clone(&storm.order), form: storm.form },
         stop: storm.stop.subscribe(),
         open: Arc::clone(&storm.open),
         arrivals: Arc::clone(&storm.arrivals),
+        storm_over: Arc::clone(&storm.storm_over),
     });
     storm.keep_stream(task);
     match tokio::time::timeout(Duration::from_secs(60), head).await {
@@ -103,13 +112,14 @@ async fn requests(
     let hold_id = hold["holdId"].as_str().unwrap_or_default().to_owned();
     let seats: Vec<String> =
         hold["seats"].as_array().into_iter().flatten().filter_map(|s| s.as_str().map(str::to_owned)).collect();
-    let mut held = Held { token, hold_id, seats, sent, answered, open_streams, confirmed: false, released: false };
+    let mut held = Held { token, hold_id, seats, sent, answered, open_streams, confirm: None, released: false };
     if fastrand::Rng::with_seed(n as u64).u8(..100) < 60 {
         let confirm = format!("/api/holds/{}/confirm", held.hold_id);
+        let confirm_sent = Instant::now();
         if let Err(error) = call(connection, latencies, Step::Confirm, Method::POST, &confirm, &auth, None, 200).await {
             return Ok(Visit::HeldThenFailed(held, error));
         }
-        held.confirmed = true;
+        held.confirm = Some((confirm_sent, Instant::now()));
     }
     Ok(Visit::Held(held))
 }

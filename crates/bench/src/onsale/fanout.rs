@@ -1,21 +1,28 @@
-//! Fan-out: from a change's answer (a hold's `201`, a release's `204`) to
-//! that change arriving on each sample stream that was open when the
-//! request was sent.
+//! Change to viewer: from a change's answer (a hold's `201`, a confirm's
+//! `200`, a release's `204`: the bench knows when it made each change) to
+//! the arrival of the frame that shows each of its seats in its new state,
+//! on each sample stream that was open when the request was sent. A frame
+//! may carry a tick's changes (API.md "Live changes (v4)"); its
+//! `serverTime` is its newest change's, so the frame's age at arrival
+//! (`delivery`) is timed apart from each change's latency.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use hyper::Method;
 use hyper::header::AUTHORIZATION;
+use seat_state::wire::SeatOrder;
 
 use super::steps::percentile;
-use super::stream::Seen;
+use super::stream::{Seen, WallClock, shows};
+use super::viewer::{Arrival, Kind};
 use super::{Held, Storm};
 use crate::http::bearer;
 
-/// One change whose arrival is timed.
+/// One change whose arrival is timed: its seats, each to come in `kind`.
 pub struct Change {
-    pub seat: String,
+    pub seats: Vec<String>,
+    pub kind: Kind,
     pub sent: Instant,
     pub answered: Instant,
     pub open_streams: usize,
@@ -25,22 +32,29 @@ pub struct Change {
 /// What the sample streams saw of a set of changes.
 #[derive(Debug, Default, Clone)]
 pub struct FanOut {
-    /// Answer → arrival, ms, sorted (0 when it arrived first).
-    pub ms: Vec<f64>,
-    /// The same for the changes sent with at least 90 % of the most streams open.
+    /// Per change: answer → the last of its seats' arrival on the last
+    /// sample stream open when it was sent (every viewer has it), ms, sorted.
+    pub every_ms: Vec<f64>,
+    /// Per (seat change, sample stream): answer → arrival, ms, sorted (0
+    /// when it arrived before the answer did).
+    pub pairs_ms: Vec<f64>,
+    /// `every_ms` of the changes sent with at least 90 % of the most streams open.
     pub busiest_ms: Vec<f64>,
-    /// (change, stream) pairs that should have arrived and did not.
+    /// (seat change, stream) pairs that should have arrived and did not.
     pub missed: usize,
     /// Arrivals before the request's answer did.
     pub before_answer: usize,
     /// Sample streams in the figures.
     pub streams: usize,
-    pub changes: usize,
 }
 
 impl FanOut {
-    pub fn p(&self, fraction: f64) -> f64 {
-        percentile(&self.ms, fraction)
+    pub fn every(&self, fraction: f64) -> f64 {
+        percentile(&self.every_ms, fraction)
+    }
+
+    pub fn pairs(&self, fraction: f64) -> f64 {
+        percentile(&self.pairs_ms, fraction)
     }
 }
 
@@ -50,7 +64,12 @@ pub async fn probe(storm: &Storm, count: usize) -> Vec<Change> {
     let chosen: Vec<Held> = storm.told.lock().map_or_else(
         |_| Vec::new(),
         |told| {
-            told.holds.iter().filter(|held| !held.confirmed && !held.seats.is_empty()).take(count).cloned().collect()
+            told.holds
+                .iter()
+                .filter(|held| held.confirm.is_none() && !held.seats.is_empty())
+                .take(count)
+                .cloned()
+                .collect()
         },
     );
     let mut probes = Vec::new();
@@ -65,7 +84,8 @@ pub async fn probe(storm: &Storm, count: usize) -> Vec<Change> {
         let answered = Instant::now();
         pool.give(connection);
         if answer.is_ok_and(|answer| answer.status == 204) {
-            probes.push(Change { seat: held.seats[0].clone(), sent, answered, open_streams, hold_id: held.hold_id });
+            let (seats, hold_id) = (held.seats, held.hold_id);
+            probes.push(Change { seats, kind: Kind::Free, sent, answered, open_streams, hold_id });
         } else if let Ok(mut told) = storm.told.lock() {
             *told.errors.entry("probe: release not answered 204".to_owned()).or_default() += 1;
         }
@@ -74,56 +94,116 @@ pub async fn probe(storm: &Storm, count: usize) -> Vec<Change> {
     probes
 }
 
-/// The storm's holds, each by its first seat.
-pub fn of_holds(holds: &[Held], seen: &[Seen], seats: &HashMap<String, u32>) -> FanOut {
-    let changes: Vec<Change> = holds
-        .iter()
-        .filter(|held| !held.seats.is_empty())
-        .map(|held| Change {
-            seat: held.seats[0].clone(),
-            sent: held.sent,
-            answered: held.answered,
+/// The storm's changes: every hold (its seats held) and every confirm
+/// (its seats sold).
+pub fn of_storm(holds: &[Held], seen: &[Seen], order: &SeatOrder) -> FanOut {
+    let mut changes = Vec::with_capacity(holds.len() * 2);
+    for held in holds.iter().filter(|held| !held.seats.is_empty()) {
+        let change = |kind, sent, answered| Change {
+            seats: held.seats.clone(),
+            kind,
+            sent,
+            answered,
             open_streams: held.open_streams,
             hold_id: held.hold_id.clone(),
-        })
-        .collect();
-    fan_out(&changes, seen, seats)
-}
-
-pub fn of_probes(probes: &[Change], seen: &[Seen], seats: &HashMap<String, u32>) -> FanOut {
-    fan_out(probes, seen, seats)
-}
-
-fn fan_out(changes: &[Change], seen: &[Seen], seats: &HashMap<String, u32>) -> FanOut {
-    let mut out = FanOut { changes: changes.len(), ..FanOut::default() };
-    let most_open = changes.iter().map(|change| change.open_streams).max().unwrap_or(0);
-    for stream in seen.iter().filter(|stream| stream.sample) {
-        let Some(opened) = stream.opened else { continue };
-        out.streams += 1;
-        let mut by_seat: HashMap<u32, Vec<Instant>> = HashMap::new();
-        for (seat, at) in &stream.arrivals {
-            by_seat.entry(*seat).or_default().push(*at);
+        };
+        changes.push(change(Kind::Held, held.sent, held.answered));
+        if let Some((sent, answered)) = held.confirm {
+            changes.push(change(Kind::Sold, sent, answered));
         }
-        for change in changes.iter().filter(|change| opened < change.sent) {
-            let arrived = seats
-                .get(&change.seat)
-                .and_then(|seat| by_seat.get(seat))
-                .and_then(|times| times.iter().find(|at| **at >= change.sent));
-            let Some(arrived) = arrived else {
-                out.missed += 1;
-                continue;
-            };
-            if *arrived < change.answered {
-                out.before_answer += 1;
+    }
+    fan_out(&changes, seen, order)
+}
+
+pub fn of_probes(probes: &[Change], seen: &[Seen], order: &SeatOrder) -> FanOut {
+    fan_out(probes, seen, order)
+}
+
+/// When each (seat, state) arrived on one stream, in order.
+fn arrivals_of(stream: &Seen) -> HashMap<u32, Vec<Instant>> {
+    let mut by_key: HashMap<u32, Vec<Instant>> = HashMap::new();
+    for arrival in &stream.arrivals {
+        if let Some(frame) = stream.frames.get(arrival.frame as usize) {
+            by_key.entry(arrival.key()).or_default().push(frame.at);
+        }
+    }
+    by_key
+}
+
+fn fan_out(changes: &[Change], seen: &[Seen], order: &SeatOrder) -> FanOut {
+    let mut out = FanOut::default();
+    let most_open = changes.iter().map(|change| change.open_streams).max().unwrap_or(0);
+    let streams: Vec<(Instant, HashMap<u32, Vec<Instant>>)> = seen
+        .iter()
+        .filter(|stream| stream.sample)
+        .filter_map(|stream| Some((stream.opened?, arrivals_of(stream))))
+        .collect();
+    out.streams = streams.len();
+    let kinds = [Kind::Free, Kind::Held, Kind::Sold];
+    for change in changes {
+        let mut every: Option<f64> = Some(0.0);
+        for (_, by_key) in streams.iter().filter(|(opened, _)| *opened < change.sent) {
+            for seat in &change.seats {
+                let arrived = order.position(seat).and_then(|at| {
+                    kinds
+                        .iter()
+                        .filter(|arrived| shows(change.kind, **arrived))
+                        .filter_map(|arrived| by_key.get(&Arrival::key_of(at, *arrived)))
+                        .filter_map(|times| times.iter().find(|time| **time >= change.sent))
+                        .min()
+                });
+                let Some(arrived) = arrived else {
+                    out.missed += 1;
+                    every = None;
+                    continue;
+                };
+                if *arrived < change.answered {
+                    out.before_answer += 1;
+                }
+                let ms = arrived.saturating_duration_since(change.answered).as_secs_f64() * 1000.0;
+                out.pairs_ms.push(ms);
+                every = every.map(|every| every.max(ms));
             }
-            let ms = arrived.saturating_duration_since(change.answered).as_secs_f64() * 1000.0;
-            out.ms.push(ms);
+        }
+        if let Some(every) = every {
+            out.every_ms.push(every);
             if change.open_streams * 10 >= most_open * 9 {
-                out.busiest_ms.push(ms);
+                out.busiest_ms.push(every);
             }
         }
     }
-    out.ms.sort_by(f64::total_cmp);
-    out.busiest_ms.sort_by(f64::total_cmp);
+    for list in [&mut out.every_ms, &mut out.pairs_ms, &mut out.busiest_ms] {
+        list.sort_by(f64::total_cmp);
+    }
     out
+}
+
+/// What the sample streams' frames were like before `until` (the storm).
+#[derive(Debug, Default, Clone)]
+pub struct Frames {
+    /// `change` events per sample stream, mean.
+    pub per_stream: f64,
+    /// Seats listed per `change` event, mean (the tick's conflation).
+    pub seats_per_frame: f64,
+    /// A frame's `serverTime` (its newest change) → its arrival, ms, sorted.
+    pub delivery_ms: Vec<f64>,
+}
+
+pub fn frames(seen: &[Seen], clock: &WallClock, until: Instant) -> Frames {
+    let (mut streams, mut frames, mut seats) = (0usize, 0usize, 0u64);
+    let mut delivery_ms = Vec::new();
+    for stream in seen.iter().filter(|stream| stream.sample && stream.opened.is_some()) {
+        streams += 1;
+        for frame in stream.frames.iter().filter(|frame| !frame.snapshot && frame.at <= until) {
+            frames += 1;
+            seats += u64::from(frame.seats);
+            delivery_ms.push(clock.ms(frame.at) - frame.server_time as f64);
+        }
+    }
+    delivery_ms.sort_by(f64::total_cmp);
+    Frames {
+        per_stream: frames as f64 / streams.max(1) as f64,
+        seats_per_frame: seats as f64 / frames.max(1) as f64,
+        delivery_ms,
+    }
 }

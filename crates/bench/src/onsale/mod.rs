@@ -3,17 +3,20 @@
 //! DIST`, rate limits off, stream caps raised). In order:
 //!
 //! 1. the plain-HTTP ceiling (`GET /api/time`) and cold arena page loads per
-//!    second (page + definition + `seats?only=taken`, compressed), each
-//!    measured alone for a few seconds;
+//!    second (page + definition + seat map, compressed), each measured
+//!    alone for a few seconds;
 //! 2. the storm: `--customers` customers arriving evenly over `--seconds`,
-//!    each as `customer.rs` says, every live stream kept open;
+//!    each as `customer.rs` says, every live stream kept open; seat maps and
+//!    streams in the compact form the web app uses (`--format compact`, the
+//!    default) or JSON with only the taken seats (`--format json`);
 //! 3. once the streams are quiet, with every stream open: the servers'
-//!    resident memory, then a probe (releases one at a time, to time the
-//!    fan-out of one change to every open stream);
-//! 4. the audit of the final map against what customers were told;
+//!    resident memory, then a probe (releases one at a time, to time one
+//!    change to every open stream);
+//! 4. the audits: the final map against what customers were told, and
+//!    every sampled viewer's map (snapshot + events) against `GET …/seats`;
 //! 5. the figures, each with its target (`figures.rs`).
 //!
-//! Server CPU and memory come from `/proc/<pid>` of `--pids`.
+//! Server CPU, memory and write bytes come from `/proc/<pid>` of `--pids`.
 
 mod audit;
 mod cold;
@@ -24,16 +27,19 @@ mod pool;
 pub mod process;
 pub mod steps;
 pub mod stream;
+pub mod viewer;
 
-use std::collections::{BTreeMap, HashMap};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use pool::Pool;
+use seat_state::wire::{SeatOrder, ShowDocument};
 use steps::Latencies;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
+use viewer::Form;
 
 use crate::Plan;
 
@@ -49,8 +55,10 @@ pub struct Options {
     pub sample_every: usize,
     /// Seconds each of the measured-alone phases runs.
     pub alone_seconds: u64,
-    /// The seat map's and stream's query (API.md v3: `?only=taken`).
-    pub map_query: String,
+    /// The customers' seat maps and streams: compact (the web app's) or JSON.
+    pub form: Form,
+    /// The servers' `--tick`, ms: the change-to-viewer targets are a tick + 250 ms.
+    pub tick_ms: f64,
     /// This run's name in the figures, e.g. "SQLite, 1 process".
     pub label: String,
     /// Where to save the figures (JSON), for a later run to print beside.
@@ -71,7 +79,8 @@ impl Default for Options {
             pids: Vec::new(),
             sample_every: 100,
             alone_seconds: 5,
-            map_query: "?only=taken".to_owned(),
+            form: Form::Compact,
+            tick_ms: 250.0,
             label: "this run".to_owned(),
             save: None,
             beside: None,
@@ -91,9 +100,16 @@ pub struct Held {
     pub answered: Instant,
     /// Streams open when it was sent.
     pub open_streams: usize,
-    pub confirmed: bool,
+    /// Its confirm's `200`: when it was sent and answered.
+    pub confirm: Option<(Instant, Instant)>,
     /// Released by the probe after the storm.
     pub released: bool,
+}
+
+impl Held {
+    pub fn confirmed(&self) -> bool {
+        self.confirm.is_some()
+    }
 }
 
 /// What the customers were told, gathered as they finish.
@@ -110,12 +126,15 @@ pub struct Told {
 /// Shared by every customer of one storm.
 pub struct Storm {
     pools: Vec<Pool>,
-    seats: Arc<HashMap<String, u32>>,
+    /// The arena's seats in definition order: compact frames name seats by position.
+    order: Arc<SeatOrder>,
+    form: Form,
     stop: watch::Sender<bool>,
+    /// Set once the storm is over (before the probe): bytes after it are not the storm's.
+    storm_over: Arc<AtomicBool>,
     open: Arc<AtomicUsize>,
     arrivals: Arc<AtomicU64>,
     sample_every: usize,
-    map_query: String,
     told: Mutex<Told>,
     streams: Mutex<Vec<JoinHandle<stream::Seen>>>,
 }
@@ -153,45 +172,63 @@ impl Storm {
 pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
     let open_files = process::raise_open_files()?;
     println!(
-        "on-sale storm ({}) on {}: {} customers over {} s against {}; generator's open-file limit {open_files}",
+        "on-sale storm ({}) on {}: {} customers over {} s against {}, {} seat maps and streams, tick {} ms; \
+         generator's open-file limit {open_files}",
         options.label,
         process::machine(),
         plan.sessions,
         plan.duration.as_secs(),
-        plan.bases.join(", ")
+        plan.bases.join(", "),
+        options.form.name(),
+        options.tick_ms
     );
-    let seats = Arc::new(seat_index(&plan.bases[0]).await?);
-    let mut figures = crate::figures::Figures::new("onsale", &options.label, "customers", plan.sessions);
+    let order = Arc::new(seat_order(&plan.bases[0]).await?);
+    let label = format!("{}, {}", options.label, options.form.name());
+    let mut figures = crate::figures::Figures::new("onsale", &label, "customers", plan.sessions);
     let alone = Duration::from_secs(options.alone_seconds);
     let alone_bases = options.alone_bases.clone().unwrap_or_else(|| plan.bases.clone());
     let ceiling = crate::load::ceiling(&Plan { duration: alone, bases: alone_bases.clone(), ..plan.clone() }).await?;
     let time_per_second = ceiling.hold_micros.len() as f64 / ceiling.elapsed.as_secs_f64();
     figures.ceiling(time_per_second, plan.concurrency);
-    let loads = cold::page_loads(&alone_bases, plan.concurrency, alone, &options.map_query).await?;
+    let loads = cold::page_loads(&alone_bases, plan.concurrency, alone, options.form.query()).await?;
     figures.cold_loads(&loads, time_per_second, plan.concurrency);
-    warm_up(&plan.bases, &options.map_query).await?;
+    warm_up(&plan.bases, options.form.query()).await?;
 
     let (stop, _) = watch::channel(false);
     let storm = Arc::new(Storm {
         pools: plan.bases.iter().map(|base| Pool::new(base)).collect(),
-        seats,
+        order,
+        form: options.form,
         stop,
+        storm_over: Arc::default(),
         open: Arc::default(),
         arrivals: Arc::default(),
         sample_every: options.sample_every.max(1),
-        map_query: options.map_query.clone(),
         told: Mutex::default(),
         streams: Mutex::default(),
     });
-    let (rss_before, cpu_before, own_before) =
-        (process::resident_bytes(&options.pids)?, process::cpu_seconds(&options.pids)?, process::own_cpu_seconds()?);
+    let pids = &options.pids;
+    let (rss_before, cpu_before, own_before, written_before) = (
+        process::resident_bytes(pids)?,
+        process::cpu_seconds(pids)?,
+        process::own_cpu_seconds()?,
+        process::written_bytes(pids),
+    );
+    let clock = stream::WallClock::now();
     let storm_started = Instant::now();
     let lateness = arrive(&storm, plan.sessions, plan.duration).await;
     quiet(&storm).await;
+    storm.storm_over.store(true, Ordering::Relaxed);
+    let storm_ended = Instant::now();
     let storm_seconds = storm_started.elapsed().as_secs_f64();
-    let (rss_open, cpu_after, own_after) =
-        (process::resident_bytes(&options.pids)?, process::cpu_seconds(&options.pids)?, process::own_cpu_seconds()?);
+    let (rss_open, cpu_after, own_after, written_after) = (
+        process::resident_bytes(pids)?,
+        process::cpu_seconds(pids)?,
+        process::own_cpu_seconds()?,
+        process::written_bytes(pids),
+    );
     let open_streams = storm.open.load(Ordering::Relaxed);
+    println!("    storm over after {storm_seconds:.1} s; probing with every stream open");
     let probes = fanout::probe(&storm, options.probes).await;
     quiet(&storm).await;
 
@@ -208,24 +245,30 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
     for task in tasks {
         seen.push(task.await?);
     }
+    let viewers = audit::viewers(&seen, &storm.order).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
-    let rss_closed = process::resident_bytes(&options.pids)?;
+    let rss_closed = process::resident_bytes(pids)?;
 
     figures.storm(&figures::Storm {
         told: &told,
         seen: &seen,
+        form: options.form,
+        tick_ms: options.tick_ms,
         seconds: storm_seconds,
         lateness,
         open_streams,
         cpu_seconds: cpu_after - cpu_before,
         generator_cpu_seconds: own_after - own_before,
+        written_bytes: written_after.zip(written_before).map(|(after, before)| after.saturating_sub(before)),
         rss: [rss_before, rss_open, rss_closed],
-        storm_fan_out: fanout::of_holds(&told.holds, &seen, &storm.seats),
-        probe_fan_out: fanout::of_probes(&probes, &seen, &storm.seats),
+        storm_fan_out: fanout::of_storm(&told.holds, &seen, &storm.order),
+        probe_fan_out: fanout::of_probes(&probes, &seen, &storm.order),
+        frames: fanout::frames(&seen, &clock, storm_ended),
         probes: probes.len(),
         request_connections: storm.pools.iter().map(Pool::idle).sum(),
         sample_every: storm.sample_every,
         audit,
+        viewers,
     });
     figures.report(options.save.as_deref(), options.beside.as_deref())
 }
@@ -242,12 +285,11 @@ async fn warm_up(bases: &[String], query: &str) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The arena's seat ids, numbered: sample streams note seats by number.
-async fn seat_index(base: &str) -> anyhow::Result<HashMap<String, u32>> {
-    let show: serde_json::Value =
-        reqwest::get(format!("{base}/api/shows/{SHOW}")).await?.error_for_status()?.json().await?;
-    let ids = show["seats"].as_array().into_iter().flatten().filter_map(|seat| seat["id"].as_str());
-    Ok(ids.zip(0..).map(|(id, n)| (id.to_owned(), n)).collect())
+/// The arena's seats in definition order, from its definition as customers
+/// read it (`GET /api/shows/{id}`): what compact frames and maps name by position.
+async fn seat_order(base: &str) -> anyhow::Result<SeatOrder> {
+    let show: ShowDocument = reqwest::get(format!("{base}/api/shows/{SHOW}")).await?.error_for_status()?.json().await?;
+    Ok(SeatOrder::of_document(&show))
 }
 
 /// Starts customer `n` at `n / customers` of `window`, prints progress every

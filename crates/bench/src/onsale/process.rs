@@ -32,6 +32,19 @@ pub fn resident_bytes(pids: &[u32]) -> anyhow::Result<u64> {
     Ok(total)
 }
 
+/// Bytes the processes have handed to `write`-family system calls so far
+/// (`wchar` of `/proc/<pid>/io`: `write` and `writev` to sockets and to
+/// the database's files, not `send`); `None` when a process's `io` cannot
+/// be read.
+pub fn written_bytes(pids: &[u32]) -> Option<u64> {
+    let mut total = 0;
+    for pid in pids {
+        let io = std::fs::read_to_string(format!("/proc/{pid}/io")).ok()?;
+        total += io.lines().find_map(|line| line.strip_prefix("wchar:"))?.trim().parse::<u64>().ok()?;
+    }
+    Some(total)
+}
+
 /// This process's own CPU seconds: the generator's share of the cores.
 pub fn own_cpu_seconds() -> anyhow::Result<f64> {
     cpu_seconds(&[std::process::id()])

@@ -33,7 +33,7 @@ impl Step {
         match self {
             Step::Page => "GET page /shows/demo-arena",
             Step::Definition => "GET definition",
-            Step::SeatMap => "GET seat map ?only=taken",
+            Step::SeatMap => "GET seat map",
             Step::PageDefinitionMap => "page + definition + map",
             Step::Time => "GET /api/time (3 each)",
             Step::Session => "POST /api/sessions",

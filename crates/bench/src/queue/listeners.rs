@@ -4,40 +4,18 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, AtomicUsize};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize};
+use std::time::{Duration, Instant};
 
 use tokio::sync::{Semaphore, watch};
 use tokio::task::JoinHandle;
 
+pub use crate::onsale::stream::WallClock;
 use crate::onsale::stream::{self, Ask, Seen, Watch};
 
 /// Streams whose answer head may be awaited at once: the server's accept
 /// queue (and loopback's SYN backlog) is not the figure being measured.
 const OPENING: usize = 256;
-
-/// This machine's wall clock against `Instant`s: the server's `serverTime`
-/// and a receipt are read on one clock (same machine).
-#[derive(Debug, Clone, Copy)]
-pub struct WallClock {
-    instant: Instant,
-    unix_ms: f64,
-}
-
-impl WallClock {
-    pub fn now() -> Self {
-        let unix_ms = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64() * 1000.0;
-        Self { instant: Instant::now(), unix_ms }
-    }
-
-    /// `at` in Unix milliseconds.
-    pub fn ms(&self, at: Instant) -> f64 {
-        match at.checked_duration_since(self.instant) {
-            Some(after) => self.unix_ms + after.as_secs_f64() * 1000.0,
-            None => self.unix_ms - self.instant.duration_since(at).as_secs_f64() * 1000.0,
-        }
-    }
-}
 
 /// The open streams.
 pub struct Listeners {
@@ -60,6 +38,7 @@ pub async fn open(
 ) -> Listeners {
     let open = Arc::new(AtomicUsize::new(0));
     let arrivals = Arc::new(AtomicU64::new(0));
+    let storm_over = Arc::new(AtomicBool::new(false));
     let gate = Arc::new(Semaphore::new(OPENING));
     let started = Instant::now();
     let (mut tasks, mut heads) = (Vec::with_capacity(count), Vec::with_capacity(count));
@@ -74,6 +53,7 @@ pub async fn open(
             stop: stop.subscribe(),
             open: Arc::clone(&open),
             arrivals: Arc::clone(&arrivals),
+            storm_over: Arc::clone(&storm_over),
         });
         tasks.push(task);
         heads.push(tokio::spawn(async move {
