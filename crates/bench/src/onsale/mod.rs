@@ -185,6 +185,17 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
     let order = Arc::new(seat_order(&plan.bases[0]).await?);
     let label = format!("{}, {}", options.label, options.form.name());
     let mut figures = crate::figures::Figures::new("onsale", &label, "customers", plan.sessions);
+    // A stream is a socket, beside the request connections and the rest.
+    if (open_files as usize) < plan.sessions + 1_000 {
+        let note = format!(
+            "this generator may open {open_files} files (its hard limit, which only a privileged process may \
+             raise): {} customers' streams and their request connections do not all fit, and a server process \
+             under the same limit holds as many sockets",
+            plan.sessions
+        );
+        println!("    warning: {note}");
+        figures.note(note);
+    }
     let alone = Duration::from_secs(options.alone_seconds);
     let alone_bases = options.alone_bases.clone().unwrap_or_else(|| plan.bases.clone());
     let ceiling = crate::load::ceiling(&Plan { duration: alone, bases: alone_bases.clone(), ..plan.clone() }).await?;
