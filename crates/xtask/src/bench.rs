@@ -349,6 +349,12 @@ pub(crate) struct Summary {
     pub(crate) held_percent: f64,
 }
 
+/// `sh -c` for a server: its open-file limit raised to the hard limit, the
+/// hard limit first to 65,536 where it is lower and may rise (as root):
+/// 20,000 live streams need more sockets than a hard limit of 20,000.
+const RAISE_OPEN_FILES_AND_EXEC: &str = "h=$(ulimit -Hn); case $h in unlimited) ;; *) [ \"$h\" -ge 65536 ] || \
+     ulimit -Hn 65536 2>/dev/null;; esac; ulimit -n \"$(ulimit -Hn)\"; exec \"$0\" \"$@\"";
+
 /// Release `seathold serve` processes on one database, stopped on drop.
 pub(crate) struct Servers {
     children: Vec<Child>,
@@ -374,7 +380,7 @@ impl Servers {
         for n in 1..=count {
             // `exec` keeps the server's pid the child's, for signals and /proc.
             let mut server = Command::new("sh")
-                .args(["-c", "ulimit -n \"$(ulimit -Hn)\"; exec \"$0\" \"$@\""])
+                .args(["-c", RAISE_OPEN_FILES_AND_EXEC])
                 .arg(target_dir().join("release").join("seathold"))
                 // The load comes from one address: rate limits would measure themselves.
                 .args(["serve", "--addr", "127.0.0.1:0", "--database", database, "--rate-limits", "off"])
