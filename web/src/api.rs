@@ -11,8 +11,8 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen::JsCast;
 
 use seat_state::wire::{
-    ErrorBody, Focus, HoldBody, HoldList, HoldOrder, SeatMap, SessionBody, ShowDefinition, ShowList, ShowOffer,
-    TimeBody,
+    CompactMap, ErrorBody, Focus, HoldBody, HoldList, HoldOrder, SeatMap, SessionBody, ShowDefinition, ShowList,
+    ShowOffer, TimeBody,
 };
 use seat_state::{ClockSample, LocalMillis, Rejection, ServerMillis};
 
@@ -200,11 +200,18 @@ pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer, Staged), 
 }
 
 /// The facts every seat's state is derived from (with `mine` for this
-/// session), compact: only the seats taken are listed, the others are free
-/// (`SeatMap::with_free_seats` puts them back).
-pub async fn seat_map(show_id: &str) -> Result<SeatMap, ApiError> {
-    let value = get_value(&format!("/api/shows/{show_id}/seats?only=taken")).await?;
+/// session) in the compact form (`?format=compact`, API.md "Live changes
+/// (v4)"): only the seats taken, by their position in the definition;
+/// `crate::live_map` decodes it with the show's seat order.
+pub async fn seat_map(show_id: &str) -> Result<CompactMap, ApiError> {
+    let value = get_value(&format!("/api/shows/{show_id}/seats?format=compact")).await?;
     seathold_js_value::from_value(value).ok().ok_or_else(|| transport("unreadable answer"))
+}
+
+/// The seat map as JSON, only the seats taken (`?only=taken`; the
+/// operator's board, which reads no seat order).
+pub async fn taken_seats(show_id: &str) -> Result<SeatMap, ApiError> {
+    get(&format!("/api/shows/{show_id}/seats?only=taken")).await
 }
 
 /// A successful `GET` answer parsed by the browser: the one `index.html`'s

@@ -12,7 +12,7 @@ use seat_state::wire::{BestRequestBody, HoldBody, HoldOrder, RequestedQuantity, 
 
 use crate::api::{self, ApiError};
 use crate::hold::HoldAction;
-use crate::live_map::{LiveMap, Shown};
+use crate::live_map::{LiveMap, Shown, seat_order};
 use crate::model::{AreaCell, MapModel};
 use crate::selection::Toggle;
 use crate::words;
@@ -37,19 +37,25 @@ pub struct Controller {
     pub access: RwSignal<bool>,
 }
 
+/// Fetches the seat map and feeds it to the live map: the one way a map is
+/// fetched once the page is live (a re-sync, and the polls while the stream
+/// is refused). An error: the fetch failed (with the server's
+/// `Retry-After`, if any) or the map does not fit the show.
+pub async fn fetch_map(show_id: &str, live: StoredValue<LiveMap, LocalStorage>) -> Result<(), Option<i64>> {
+    let map = api::seat_map(show_id).await.map_err(|error| error.retry_after_millis())?;
+    // A page no longer there takes nothing and needs nothing more.
+    live.try_update_value(|live| live.feed_map(&map)).unwrap_or(Ok(())).map_err(|_| None)
+}
+
 /// Fetches a fresh seat map after the machine missed a change. A failure
 /// goes back to the machine, which asks again when its back-off says so
 /// (only while it still misses something, and the page is still there).
 pub fn resync(show_id: String, live: StoredValue<LiveMap, LocalStorage>) {
     spawn_local(async move {
-        let input = match api::seat_map(&show_id).await {
-            Ok(facts) => Input::Snapshot(facts),
-            Err(error) => Input::ResyncFailed {
-                retry_after_millis: error.retry_after_millis(),
-                jitter_permille: (js_sys::Math::random() * 1000.0) as u16,
-            },
-        };
-        live.try_update_value(|live| live.feed(input));
+        if let Err(retry_after_millis) = fetch_map(&show_id, live).await {
+            let jitter_permille = (js_sys::Math::random() * 1000.0) as u16;
+            live.try_update_value(|live| live.feed(Input::ResyncFailed { retry_after_millis, jitter_permille }));
+        }
     });
 }
 
@@ -69,7 +75,8 @@ impl Controller {
             .collect();
         let shown = Shown::new(u32::try_from(show.max_seats_per_hold).unwrap_or(1));
         let show_id = show.id.clone();
-        let live = LiveMap::create(Arc::clone(&model), areas.clone(), shown, show, local_now, move |live| {
+        let order = seat_order(show, offer);
+        let live = LiveMap::create(Arc::clone(&model), areas.clone(), shown, show, order, local_now, move |live| {
             resync(show_id.clone(), live)
         });
         let controller = Self {

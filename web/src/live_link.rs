@@ -204,7 +204,7 @@ fn on_stream(weak: &Weak<RefCell<Link>>, event: LiveEvent) {
             shared.borrow_mut().machine.handle_input(Input::Version(version));
         }
         LiveEvent::Change(ref change) => {
-            let version = change.version;
+            let version = change.v;
             (shared.borrow().hooks.on_event)(event);
             shared.borrow_mut().machine.handle_input(Input::Version(version));
         }

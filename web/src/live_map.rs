@@ -6,12 +6,13 @@
 //! preceded by a `Tick` with the local clock, and after each input only the
 //! seats the machine reports as changed are touched.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use gloo_timers::callback::Timeout;
 use leptos::prelude::*;
 use seat_state::sync::{Input, Output};
-use seat_state::wire::ShowDefinition;
+use seat_state::wire::{CompactChange, CompactError, CompactMap, SeatOrder, ShowDefinition, ShowOffer};
 use seat_state::{Countdown, CountdownView, HoldStatus, LocalMillis, SeatMapSync, SeatState};
 
 use crate::hold::HoldSummary;
@@ -47,11 +48,32 @@ impl Shown {
     }
 }
 
+/// The show's seats in definition order with their channel and access:
+/// what compact seat maps and changes name seats by (and leave out).
+pub fn seat_order(show: &ShowDefinition, offer: &ShowOffer) -> SeatOrder {
+    let mut channels: Vec<Option<String>> = vec![None; show.seats.len()];
+    if !offer.channels.is_empty() {
+        // The map's own kind of index (`MapModel`'s), not one more in the wasm.
+        let index: HashMap<String, usize> =
+            show.seats.iter().enumerate().map(|(at, seat)| (seat.id.clone(), at)).collect();
+        for channel in &offer.channels {
+            for at in channel.seats.iter().filter_map(|seat| index.get(seat)) {
+                channels[*at] = Some(channel.id.clone());
+            }
+        }
+    }
+    SeatOrder::new(show.seats.iter().zip(channels).enumerate().map(|(at, (seat, channel))| {
+        (seat.id.clone(), channel, offer.seats.get(at).and_then(|place| place.access.clone()))
+    }))
+}
+
 /// The machine and what mirrors it.
 pub struct LiveMap {
     sync: SeatMapSync,
     /// The show on screen: only my holds of this show count here.
     show_id: String,
+    /// The show's seats by position, to decode compact maps and changes.
+    order: SeatOrder,
     model: Arc<MapModel>,
     areas: Vec<AreaCell>,
     shown: Shown,
@@ -71,19 +93,21 @@ pub struct LiveMap {
 }
 
 impl LiveMap {
-    /// A machine for `show`'s seats in `model`; `local_now` is the local
-    /// clock (a fake one in tests).
+    /// A machine for `show`'s seats in `model`, in `order` ([`seat_order`]);
+    /// `local_now` is the local clock (a fake one in tests).
     pub fn create(
         model: Arc<MapModel>,
         areas: Vec<AreaCell>,
         shown: Shown,
         show: &ShowDefinition,
+        order: SeatOrder,
         local_now: fn() -> LocalMillis,
         on_resync: impl Fn(StoredValue<LiveMap, LocalStorage>) + 'static,
     ) -> StoredValue<LiveMap, LocalStorage> {
         let handle = StoredValue::new_local(Self {
             sync: SeatMapSync::with_buffer(Countdown::buffer_for_hold(show.hold_seconds)),
             show_id: show.id.clone(),
+            order,
             model,
             areas,
             shown,
@@ -115,17 +139,35 @@ impl LiveMap {
         self.flush();
     }
 
+    /// The machine's input for a seat map fetched or streamed, the one
+    /// way every map of the show comes in: decoded with the show's seat
+    /// order, and every seat it leaves out (only the seats taken are
+    /// listed) free. An error: the map does not fit the show.
+    pub fn snapshot(&self, map: &CompactMap) -> Result<Input, CompactError> {
+        Ok(Input::Snapshot(map.decode(&self.order)?.with_free_seats(self.order.ids())))
+    }
+
+    /// Takes a seat map fetched or streamed (see [`LiveMap::snapshot`]).
+    pub fn feed_map(&mut self, map: &CompactMap) -> Result<(), CompactError> {
+        let input = self.snapshot(map)?;
+        self.feed(input);
+        Ok(())
+    }
+
+    /// Takes a streamed change (one or several, coalesced). An error: it
+    /// does not fit the show, nothing was taken.
+    pub fn feed_change(&mut self, change: &CompactChange) -> Result<(), CompactError> {
+        let input = Input::Change(change.decode(&self.order)?);
+        self.feed(input);
+        Ok(())
+    }
+
     /// Drops my holds of other shows (`GET /api/holds` lists them all): the
-    /// hold limit counts per show, and seat ids repeat across shows. A
-    /// snapshot lists only the seats taken (`?only=taken`): every other
-    /// seat of the show is free.
+    /// hold limit counts per show, and seat ids repeat across shows.
     fn for_this_show(&self, input: Input) -> Input {
         match input {
             Input::MyHolds(holds) => {
                 Input::MyHolds(holds.into_iter().filter(|hold| hold.show_id == self.show_id).collect())
-            }
-            Input::Snapshot(map) => {
-                Input::Snapshot(map.with_free_seats(self.model.seats.iter().map(|seat| seat.id.as_str())))
             }
             other => other,
         }

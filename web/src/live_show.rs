@@ -11,10 +11,10 @@ use leptos::prelude::*;
 use seat_state::ClockSample;
 use seat_state::sync::Input;
 use seat_state::sync::connection::Input as ConnectionInput;
-use seat_state::wire::{HoldList, SeatMap as SeatFacts, ShowDefinition, ShowOffer, ShowSummary};
+use seat_state::wire::{CompactMap, HoldList, ShowDefinition, ShowOffer, ShowSummary};
 
 use crate::api::{self, ApiError, LiveEvent};
-use crate::controller::{Controller, resync};
+use crate::controller::{Controller, fetch_map, resync};
 use crate::live_link::{Hooks, LiveLink};
 use crate::live_map::LiveMap;
 use crate::model::{AreaCell, MapModel};
@@ -38,7 +38,9 @@ pub struct Loaded {
     pub show: ShowDefinition,
     /// Categories and channels.
     pub offer: ShowOffer,
-    pub facts: SeatFacts,
+    /// The seats taken, compact (decoded by the live map, which knows the
+    /// show's seat order).
+    pub facts: CompactMap,
     pub holds: HoldList,
     pub samples: Vec<ClockSample>,
     /// The stage, when the show names it: a phone's map opens on the seats nearest it.
@@ -111,50 +113,46 @@ pub struct LiveShow {
 
 impl LiveShow {
     /// Feeds what was loaded to a fresh live map, then opens the event
-    /// stream after the loaded snapshot's version, keeps the clock synced,
-    /// and looks again whenever the tab comes back into view.
+    /// stream after the loaded snapshot's version (or from a snapshot, when
+    /// the loaded map did not fit the show), keeps the clock synced, and
+    /// looks again whenever the tab comes back into view.
     pub fn start(data: &Loaded) -> Self {
         let (controller, model, areas) = Controller::new(&data.show, &data.offer, api::local_now);
         let live = controller.live;
         live.update_value(|live| {
             let mut inputs: Vec<Input> = data.samples.iter().copied().map(Input::ClockSample).collect();
             inputs.push(Input::MyHolds(data.holds.holds.clone()));
-            inputs.push(Input::Snapshot(data.facts.clone()));
+            inputs.extend(live.snapshot(&data.facts).ok());
             live.feed_all(inputs);
             live.focus_newest_active();
         });
+        let resume_after = live.with_value(LiveMap::version);
 
         let connection = RwSignal::new(Connection::Connecting);
         let show_id = data.show.id.clone();
         let hooks = Hooks {
-            on_event: Box::new(move |event| match event {
-                LiveEvent::Snapshot(facts) => {
-                    live.try_update_value(|live| live.feed(Input::Snapshot(facts)));
+            on_event: Box::new(move |event| {
+                // A frame that does not fit the show is as good as garbled.
+                let taken = match event {
+                    LiveEvent::Snapshot(map) => live.try_update_value(|live| live.feed_map(&map).is_ok()),
+                    LiveEvent::Change(change) => live.try_update_value(|live| live.feed_change(&change).is_ok()),
+                    LiveEvent::Garbled => Some(false),
+                    LiveEvent::Opened | LiveEvent::Error { .. } => None,
+                };
+                if taken == Some(false) {
+                    resync(controller.show_id.get_value(), live);
                 }
-                LiveEvent::Change(change) => {
-                    live.try_update_value(|live| live.feed(Input::Change(change)));
-                }
-                LiveEvent::Garbled => resync(controller.show_id.get_value(), live),
-                LiveEvent::Opened | LiveEvent::Error { .. } => {}
             }),
             poll: Box::new(move || {
                 let show_id = show_id.clone();
-                Box::pin(async move {
-                    let facts = api::seat_map(&show_id).await.map_err(|error| error.retry_after_millis())?;
-                    live.try_update_value(|live| {
-                        if live.version().is_none_or(|known| facts.version > known) {
-                            live.feed(Input::Snapshot(facts));
-                        }
-                    });
-                    Ok(())
-                })
+                Box::pin(async move { fetch_map(&show_id, live).await })
             }),
             on_sample: Box::new(move |sample| {
                 live.try_update_value(|live| live.feed(Input::ClockSample(sample)));
             }),
             on_back: Box::new(move || controller.refresh_holds()),
         };
-        let link = LiveLink::start(&data.show.id, Some(data.facts.version), &data.samples, connection, hooks);
+        let link = LiveLink::start(&data.show.id, resume_after, &data.samples, connection, hooks);
         let link = StoredValue::new_local(Some(link));
         let seen = move |input: ConnectionInput| link.with_value(|link| link.as_ref().map(|link| link.feed(input)));
         let comeback = move || {

@@ -7,9 +7,10 @@
 
 mod common;
 
-use common::{advance, change, facts, mount, show, sleep};
+use common::{advance, change, facts, json_text, mount, show, sleep};
 use seat_state::sync::Input;
-use seat_state::wire::SeatMap;
+use seat_state::wire::{CompactMap, ShowOffer};
+use seathold_web::live_map::seat_order;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
@@ -84,11 +85,6 @@ fn set(object: &js_sys::Object, key: &str, value: &JsValue) {
     js_sys::Reflect::set(object, &key.into(), value).unwrap();
 }
 
-fn to_json(map: &SeatMap) -> String {
-    let value = serde::Serialize::serialize(map, &serde_wasm_bindgen::Serializer::json_compatible()).unwrap();
-    js_sys::JSON::stringify(&value).unwrap().into()
-}
-
 /// Lets every queued promise reaction run (the fake answers at once).
 async fn settle() {
     sleep(0).await;
@@ -101,13 +97,15 @@ async fn a_failed_resync_is_retried_with_back_off_until_a_snapshot_arrives() {
     let mut fresh = facts(&show, 3, &[], common::server_now());
     fresh.seats[0].sold = true;
     fresh.seats[1].sold = true;
+    // The app asks for the compact form (`?format=compact`).
+    let fresh = CompactMap::encode(&fresh, &seat_order(&show, &ShowOffer::default())).unwrap();
     let busy = r#"{"error": "unavailable", "message": "Busy.", "serverTime": 1}"#.to_owned();
     let fetch = FakeFetch::install(
-        "/api/shows/retry-show/seats",
+        "/api/shows/retry-show/seats?format=compact",
         vec![
             Answer::NetworkError,
             Answer::Json { status: 503, retry_after: Some("1"), body: busy },
-            Answer::Json { status: 200, retry_after: None, body: to_json(&fresh) },
+            Answer::Json { status: 200, retry_after: None, body: json_text(&fresh) },
         ],
     );
     let page = mount(show.clone(), facts(&show, 1, &[], common::server_now()));

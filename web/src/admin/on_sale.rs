@@ -130,7 +130,7 @@ impl Admin {
             if map.seats.is_empty() {
                 return Ok(None);
             }
-            let facts = api::seat_map(show_id).await?;
+            let facts = api::taken_seats(show_id).await?;
             let (markup, counts) = map.draw(&facts);
             Ok::<_, ApiError>(Some((Arc::from(markup), counts)))
         };

@@ -8,7 +8,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::Closure;
 use web_sys::{EventSource, MessageEvent};
 
-use seat_state::wire::{ChangeEvent, SeatMap};
+use seat_state::wire::{CompactChange, CompactMap};
 
 use super::*;
 
@@ -20,17 +20,18 @@ pub enum LiveEvent {
     /// The stream reported an error; `reconnecting`: the browser is trying
     /// again by itself, otherwise it closed.
     Error { reconnecting: bool },
-    /// The whole seat map, first on every fresh connection.
-    Snapshot(SeatMap),
-    /// Some seats or areas changed.
-    Change(ChangeEvent),
+    /// The whole seat map (compact: only the seats taken), first on every
+    /// fresh connection.
+    Snapshot(CompactMap),
+    /// Some seats or areas changed (compact; maybe several changes).
+    Change(CompactChange),
     /// An event could not be read: the map may have missed something.
     Garbled,
 }
 
 type Listener = Closure<dyn FnMut(web_sys::Event)>;
 
-/// `GET /api/shows/{id}/events?only=taken`, open until dropped.
+/// `GET /api/shows/{id}/events?format=compact`, open until dropped.
 ///
 /// With a version to resume after, it opens with `&lastEventId=` so the
 /// server sends only what came after it (or a snapshot when it no longer
@@ -41,10 +42,11 @@ pub struct LiveFeed {
     listeners: Vec<(&'static str, Listener)>,
 }
 
-/// The stream's URL (snapshots list only taken seats; the live map knows
-/// the rest are free).
+/// The stream's URL: compact frames (API.md "Live changes (v4)"), seats
+/// by their position in the definition, snapshots listing only the seats
+/// taken; `crate::live_map` decodes them with the show's seat order.
 fn stream_url(show_id: &str) -> String {
-    url(&format!("/api/shows/{show_id}/events?only=taken"))
+    url(&format!("/api/shows/{show_id}/events?format=compact"))
 }
 
 impl LiveFeed {

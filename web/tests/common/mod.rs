@@ -118,6 +118,12 @@ pub fn change(version: i64, seat: &str, sold: bool, hold_expires_at: Option<Serv
     }
 }
 
+/// A wire body as JSON text, as the server sends it.
+pub fn json_text(body: &impl serde::Serialize) -> String {
+    let value = body.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).unwrap();
+    js_sys::JSON::stringify(&value).unwrap().into()
+}
+
 /// A mounted show page (without network) and its controller.
 pub struct Mounted {
     pub root: web_sys::HtmlElement,
