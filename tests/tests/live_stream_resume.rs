@@ -29,10 +29,10 @@ async fn the_live_stream_resumes_after_the_loaded_snapshot_and_brings_changes_af
     let streams: Vec<&String> = fetched.iter().filter(|url| url.contains("/events")).take(1).collect();
     assert_eq!(
         streams,
-        [&format!("{}/api/shows/demo-theatre/events?only=taken&lastEventId={version}", server.base_url)],
+        [&format!("{}/api/shows/demo-theatre/events?format=compact&lastEventId={version}", server.base_url)],
         "the stream resumes after the loaded version; fetched: {fetched:#?}"
     );
-    let seat_maps = fetched.iter().filter(|url| url.ends_with("/api/shows/demo-theatre/seats?only=taken")).count();
+    let seat_maps = fetched.iter().filter(|url| url.ends_with("/api/shows/demo-theatre/seats?format=compact")).count();
     assert_eq!(seat_maps, 1, "the seat map is read once; fetched: {fetched:#?}");
 
     let token = api.session().await?;

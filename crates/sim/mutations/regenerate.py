@@ -32,8 +32,9 @@ record('clock-steps-back', [A])
 edit(A, 'if self.broken && self.reload().await.is_err() {', 'if false {')
 record('uncommitted-state-served', [A])
 
-edit(A, '        self.events.forget_recent();\n', '')
-record('replay-window-kept', [A])
+# A reload announces nothing of what was stored unannounced (Live changes v4).
+edit(A, '            self.events.publish(changed);\n', '            drop(changed);\n')
+record('reload-changes-unannounced', [A])
 
 edit('crates/seat-state/src/venue/mod.rs', 'let newer = |other: usize| self.holds[other].created_version < hold.created_version;', 'let newer = |other: usize| (self.holds[other].created_at, &self.holds[other].id) < (hold.created_at, &hold.id);')
 record('same-instant-order-by-id', ['crates/seat-state/src/venue/mod.rs'])
