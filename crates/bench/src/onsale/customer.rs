@@ -14,7 +14,7 @@ use hyper::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, HeaderName, HeaderVa
 
 use super::steps::{Latencies, Step};
 use super::stream::{self, Ask};
-use super::{Held, SHOW, Storm};
+use super::{Held, Made, SHOW, Storm};
 use crate::http::{Answer, Connection, bearer};
 
 /// What the storm's customers send, as a browser does.
@@ -112,14 +112,17 @@ async fn requests(
     let hold_id = hold["holdId"].as_str().unwrap_or_default().to_owned();
     let seats: Vec<String> =
         hold["seats"].as_array().into_iter().flatten().filter_map(|s| s.as_str().map(str::to_owned)).collect();
-    let mut held = Held { token, hold_id, seats, sent, answered, open_streams, confirm: None, released: false };
+    let made = Made { sent, answered, decided_ms: hold["serverTime"].as_i64() };
+    let mut held = Held { token, hold_id, seats, made, open_streams, confirm: None, released: false };
     if fastrand::Rng::with_seed(n as u64).u8(..100) < 60 {
         let confirm = format!("/api/holds/{}/confirm", held.hold_id);
-        let confirm_sent = Instant::now();
-        if let Err(error) = call(connection, latencies, Step::Confirm, Method::POST, &confirm, &auth, None, 200).await {
-            return Ok(Visit::HeldThenFailed(held, error));
-        }
-        held.confirm = Some((confirm_sent, Instant::now()));
+        let sent = Instant::now();
+        let answer = match call(connection, latencies, Step::Confirm, Method::POST, &confirm, &auth, None, 200).await {
+            Ok(answer) => answer,
+            Err(error) => return Ok(Visit::HeldThenFailed(held, error)),
+        };
+        let answered = Instant::now();
+        held.confirm = Some(Made { sent, answered, decided_ms: answer.json()["serverTime"].as_i64() });
     }
     Ok(Visit::Held(held))
 }

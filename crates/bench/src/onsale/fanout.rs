@@ -1,10 +1,12 @@
-//! Change to viewer: from a change's answer (a hold's `201`, a confirm's
-//! `200`, a release's `204`: the bench knows when it made each change) to
-//! the arrival of the frame that shows each of its seats in its new state,
-//! on each sample stream that was open when the request was sent. A frame
-//! may carry a tick's changes (API.md "Live changes (v4)"); its
-//! `serverTime` is its newest change's, so the frame's age at arrival
-//! (`delivery`) is timed apart from each change's latency.
+//! Change to viewer: from the instant a change was made to the arrival of
+//! the frame that shows each of its seats in its new state, on each sample
+//! stream that was open when the request was sent. A hold's `201` and a
+//! confirm's `200` say when the server decided them (their `serverTime`,
+//! the change's own); a release's `204` says nothing, so a release is timed
+//! from its answer. A frame may carry a tick's changes (API.md "Live
+//! changes (v4)"); its `serverTime` is its newest change's, so the frame's
+//! age at arrival (`delivery`) is timed apart, and each seat change is
+//! timed from its own change, not from its frame's `serverTime`.
 
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
@@ -16,15 +18,14 @@ use seat_state::wire::SeatOrder;
 use super::steps::percentile;
 use super::stream::{Seen, WallClock, shows};
 use super::viewer::{Arrival, Kind};
-use super::{Held, Storm};
+use super::{Held, Made, Storm};
 use crate::http::bearer;
 
 /// One change whose arrival is timed: its seats, each to come in `kind`.
 pub struct Change {
     pub seats: Vec<String>,
     pub kind: Kind,
-    pub sent: Instant,
-    pub answered: Instant,
+    pub made: Made,
     pub open_streams: usize,
     pub hold_id: String,
 }
@@ -32,11 +33,10 @@ pub struct Change {
 /// What the sample streams saw of a set of changes.
 #[derive(Debug, Default, Clone)]
 pub struct FanOut {
-    /// Per change: answer → the last of its seats' arrival on the last
+    /// Per change: made → the last of its seats' arrival on the last
     /// sample stream open when it was sent (every viewer has it), ms, sorted.
     pub every_ms: Vec<f64>,
-    /// Per (seat change, sample stream): answer → arrival, ms, sorted (0
-    /// when it arrived before the answer did).
+    /// Per (seat change, sample stream): made → arrival, ms, sorted.
     pub pairs_ms: Vec<f64>,
     /// `every_ms` of the changes sent with at least 90 % of the most streams open.
     pub busiest_ms: Vec<f64>,
@@ -84,8 +84,8 @@ pub async fn probe(storm: &Storm, count: usize) -> Vec<Change> {
         let answered = Instant::now();
         pool.give(connection);
         if answer.is_ok_and(|answer| answer.status == 204) {
-            let (seats, hold_id) = (held.seats, held.hold_id);
-            probes.push(Change { seats, kind: Kind::Free, sent, answered, open_streams, hold_id });
+            let (seats, hold_id, made) = (held.seats, held.hold_id, Made { sent, answered, decided_ms: None });
+            probes.push(Change { seats, kind: Kind::Free, made, open_streams, hold_id });
         } else if let Ok(mut told) = storm.told.lock() {
             *told.errors.entry("probe: release not answered 204".to_owned()).or_default() += 1;
         }
@@ -96,27 +96,26 @@ pub async fn probe(storm: &Storm, count: usize) -> Vec<Change> {
 
 /// The storm's changes: every hold (its seats held) and every confirm
 /// (its seats sold).
-pub fn of_storm(holds: &[Held], seen: &[Seen], order: &SeatOrder) -> FanOut {
+pub fn of_storm(holds: &[Held], seen: &[Seen], order: &SeatOrder, clock: &WallClock) -> FanOut {
     let mut changes = Vec::with_capacity(holds.len() * 2);
     for held in holds.iter().filter(|held| !held.seats.is_empty()) {
-        let change = |kind, sent, answered| Change {
+        let change = |kind, made| Change {
             seats: held.seats.clone(),
             kind,
-            sent,
-            answered,
+            made,
             open_streams: held.open_streams,
             hold_id: held.hold_id.clone(),
         };
-        changes.push(change(Kind::Held, held.sent, held.answered));
-        if let Some((sent, answered)) = held.confirm {
-            changes.push(change(Kind::Sold, sent, answered));
+        changes.push(change(Kind::Held, held.made));
+        if let Some(made) = held.confirm {
+            changes.push(change(Kind::Sold, made));
         }
     }
-    fan_out(&changes, seen, order)
+    fan_out(&changes, seen, order, clock)
 }
 
-pub fn of_probes(probes: &[Change], seen: &[Seen], order: &SeatOrder) -> FanOut {
-    fan_out(probes, seen, order)
+pub fn of_probes(probes: &[Change], seen: &[Seen], order: &SeatOrder, clock: &WallClock) -> FanOut {
+    fan_out(probes, seen, order, clock)
 }
 
 /// When each (seat, state) arrived on one stream, in order.
@@ -130,7 +129,7 @@ fn arrivals_of(stream: &Seen) -> HashMap<u32, Vec<Instant>> {
     by_key
 }
 
-fn fan_out(changes: &[Change], seen: &[Seen], order: &SeatOrder) -> FanOut {
+fn fan_out(changes: &[Change], seen: &[Seen], order: &SeatOrder, clock: &WallClock) -> FanOut {
     let mut out = FanOut::default();
     let most_open = changes.iter().map(|change| change.open_streams).max().unwrap_or(0);
     let streams: Vec<(Instant, HashMap<u32, Vec<Instant>>)> = seen
@@ -141,15 +140,17 @@ fn fan_out(changes: &[Change], seen: &[Seen], order: &SeatOrder) -> FanOut {
     out.streams = streams.len();
     let kinds = [Kind::Free, Kind::Held, Kind::Sold];
     for change in changes {
+        let made = change.made;
+        let made_ms = made.decided_ms.map_or_else(|| clock.ms(made.answered), |decided| decided as f64);
         let mut every: Option<f64> = Some(0.0);
-        for (_, by_key) in streams.iter().filter(|(opened, _)| *opened < change.sent) {
+        for (_, by_key) in streams.iter().filter(|(opened, _)| *opened < made.sent) {
             for seat in &change.seats {
                 let arrived = order.position(seat).and_then(|at| {
                     kinds
                         .iter()
                         .filter(|arrived| shows(change.kind, **arrived))
                         .filter_map(|arrived| by_key.get(&Arrival::key_of(at, *arrived)))
-                        .filter_map(|times| times.iter().find(|time| **time >= change.sent))
+                        .filter_map(|times| times.iter().find(|time| **time >= made.sent))
                         .min()
                 });
                 let Some(arrived) = arrived else {
@@ -157,10 +158,11 @@ fn fan_out(changes: &[Change], seen: &[Seen], order: &SeatOrder) -> FanOut {
                     every = None;
                     continue;
                 };
-                if *arrived < change.answered {
+                if *arrived < made.answered {
                     out.before_answer += 1;
                 }
-                let ms = arrived.saturating_duration_since(change.answered).as_secs_f64() * 1000.0;
+                // Never below 0: the server's clock and this one are the machine's.
+                let ms = (clock.ms(*arrived) - made_ms).max(0.0);
                 out.pairs_ms.push(ms);
                 every = every.map(|every| every.max(ms));
             }

@@ -278,9 +278,10 @@ impl Figures {
         self.note(format!(
             "change to viewer is timed on a sample: every {}th customer's stream parses its events as the web app does \
              ({}: a map kept from the snapshot, each change applied when its since ≤ the map's version), from the \
-             answer of the request that made the change (201 hold, 200 confirm, 204 release) to the arrival of the \
-             frame that shows its seats in their new state. The other streams only count their bytes. {} arrivals \
-             came before the answer did (counted as 0 ms). Missed: {} in the storm, {} in the probe",
+             instant the change was decided (the serverTime of its hold's 201 or confirm's 200; a release, whose 204 \
+             has none, from its answer) to the arrival of the frame that shows its seats in their new state. The \
+             other streams only count their bytes. {} (seat change, viewer) arrivals came before the answer to the \
+             request that made the change. Missed: {} in the storm, {} in the probe",
             storm.sample_every,
             storm.form.name(),
             fan.before_answer + probe.before_answer,

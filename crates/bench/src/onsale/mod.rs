@@ -96,14 +96,25 @@ pub struct Held {
     pub token: String,
     pub hold_id: String,
     pub seats: Vec<String>,
-    pub sent: Instant,
-    pub answered: Instant,
+    /// Its `201`.
+    pub made: Made,
     /// Streams open when it was sent.
     pub open_streams: usize,
-    /// Its confirm's `200`: when it was sent and answered.
-    pub confirm: Option<(Instant, Instant)>,
+    /// Its confirm's `200`.
+    pub confirm: Option<Made>,
     /// Released by the probe after the storm.
     pub released: bool,
+}
+
+/// A change a customer made: when its request was sent and answered, and
+/// when the server decided it (the answer's `serverTime`, Unix ms: the
+/// change's own, which its event carries too; `None` for an answer without
+/// a body, a release's `204`).
+#[derive(Debug, Clone, Copy)]
+pub struct Made {
+    pub sent: Instant,
+    pub answered: Instant,
+    pub decided_ms: Option<i64>,
 }
 
 impl Held {
@@ -272,8 +283,8 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
         generator_cpu_seconds: own_after - own_before,
         written_bytes: written_after.zip(written_before).map(|(after, before)| after.saturating_sub(before)),
         rss: [rss_before, rss_open, rss_closed],
-        storm_fan_out: fanout::of_storm(&told.holds, &seen, &storm.order),
-        probe_fan_out: fanout::of_probes(&probes, &seen, &storm.order),
+        storm_fan_out: fanout::of_storm(&told.holds, &seen, &storm.order, &clock),
+        probe_fan_out: fanout::of_probes(&probes, &seen, &storm.order, &clock),
         frames: fanout::frames(&seen, &clock, storm_ended),
         probes: probes.len(),
         request_connections: storm.pools.iter().map(Pool::idle).sum(),
