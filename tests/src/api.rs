@@ -80,8 +80,13 @@ pub struct Api {
 impl Api {
     /// Requests give up after `PATIENCE` (a hung server fails the test).
     pub fn new(server: &Server, name: &str) -> Self {
+        Self::at(&server.base_url, name)
+    }
+
+    /// The API at `base` (e.g. a proxy in front of a server).
+    pub fn at(base: &str, name: &str) -> Self {
         let client = reqwest::Client::builder().timeout(PATIENCE).build().unwrap_or_default();
-        Self { base: server.base_url.clone(), name: name.to_owned(), client }
+        Self { base: base.to_owned(), name: name.to_owned(), client }
     }
 
     /// `METHOD path` with an optional session and JSON body. An error means

@@ -6,7 +6,8 @@
 //! `SEATHOLD_BIN` (the server binary), `SEATHOLD_WEB_DIST` (Trunk's
 //! release output), `SEATHOLD_AXE` (axe-core's `axe.min.js`, for the
 //! accessibility audit) and `SEATHOLD_TEST_POSTGRES` (a throwaway
-//! PostgreSQL, for tests of several processes on one database).
+//! PostgreSQL, for tests of several processes on one database). nginx
+//! (`nginx.rs`) runs from Debian's package, which the test command installs.
 
 pub mod api;
 pub mod audit;
@@ -14,6 +15,7 @@ pub mod browser;
 pub mod cdp;
 pub mod customer;
 pub mod first_render;
+pub mod nginx;
 pub mod postgres;
 pub mod server;
 

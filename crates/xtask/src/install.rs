@@ -34,6 +34,7 @@ pub fn setup(purpose: For) -> Result<(), String> {
     if purpose == For::Test {
         browser()?;
         postgres()?;
+        nginx()?;
     }
     Ok(())
 }
@@ -180,6 +181,25 @@ fn browser() -> Result<(), String> {
         return step.skip("already installed");
     }
     apt_install(&["chromium", "chromium-driver"])?;
+    step.done()
+}
+
+/// Where Debian's `nginx` puts the binary (tests/src/nginx.rs starts it).
+const NGINX: &str = "/usr/sbin/nginx";
+
+/// Debian's `nginx`, for the whole-system test that runs the repository's
+/// `ops/nginx/seathold.conf` in front of the server. Installing it starts
+/// no service where policy-rc.d forbids it (containers); the tests start
+/// their own nginx on a free port either way.
+fn nginx() -> Result<(), String> {
+    let step = Step::start("nginx (apt: nginx)");
+    if output_of(tool(NGINX).arg("-v")).is_some() {
+        return step.skip(&format!("already installed ({NGINX})"));
+    }
+    apt_install(&["nginx"])?;
+    if output_of(tool(NGINX).arg("-v")).is_none() {
+        return Err(format!("apt installed nginx, but {NGINX} -v does not run"));
+    }
     step.done()
 }
 
