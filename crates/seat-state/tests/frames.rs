@@ -863,7 +863,8 @@ fn compact_frames_are_a_fraction_of_the_json() {
     let event = ChangeEvent { version: 48_211, server_time: NOW, since: None, seats: held, areas: Vec::new() };
     let json = serde_json::to_string(&event).unwrap();
     let compact = serde_json::to_string(&CompactChange::encode(&event, &order).unwrap()).unwrap();
-    assert_eq!(compact, r#"{"v":48211,"t":1764460000000,"h":[[600000,226,227]]}"#);
+    // Positions as gaps: 226, then 227 one after it.
+    assert_eq!(compact, r#"{"v":48211,"t":1764460000000,"h":[[600000,226,1]]}"#);
     assert!(compact.len() * 3 < json.len(), "{} B against {} B: {json}", compact.len(), json.len());
 
     // A map with a tenth of the seats taken: 20 holds of 2, sold seats.
@@ -888,7 +889,8 @@ fn compact_frames_that_do_not_fit_the_show_are_refused() {
     let change =
         |json: &str| serde_json::from_str::<CompactChange>(json).unwrap().decode(&order).map_err(|e| e.to_string());
     assert_eq!(change(r#"{"v": 2, "t": 0, "s": [2]}"#), Err("seat 2 is not in the show".into()));
-    assert_eq!(change(r#"{"v": 2, "t": 0, "h": [[5, -1]]}"#), Err("seat -1 is not in the show".into()));
+    assert_eq!(change(r#"{"v": 2, "t": 0, "h": [[5, -1]]}"#), Err("a seat gap -1 out of range".into()));
+    assert_eq!(change(r#"{"v": 2, "t": 0, "s": [1, 4294967295]}"#), Err("a seat position past the end".into()));
     assert_eq!(change(r#"{"v": 2, "t": 0, "h": [[]]}"#), Err("an empty hold group".into()));
     assert_eq!(change(r#"{"v": 2, "t": 0, "f": [0], "b": [1]}"#), Err("blocked seat 1 has no state".into()));
     let decoded = change(r#"{"v": 2, "p": 0, "t": 10, "f": [1], "h": [[5, 0]], "b": [1]}"#).unwrap();

@@ -28,7 +28,7 @@ use crate::store::{Checkpoint, CommitError, Durable, Store};
 use super::commands::{Command, Decided as Answer, OperatorView, Read, Write};
 use super::decide::{Decided, Outcome};
 use super::error::EngineError;
-use super::events::{EventHub, Live, Ticks};
+use super::events::{EventHub, Live, SharedSink, Ticks};
 use super::index::HoldIndex;
 use super::retain::{self, Retention, Settled};
 use super::view::{MapView, Patch};
@@ -87,7 +87,7 @@ impl ShowActor {
     pub fn new(
         state: ShowState,
         loaded_latest: Option<ServerMillis>,
-        (retention, ticks, from_checkpoint): (Retention, Ticks, i64),
+        (retention, (ticks, sink), from_checkpoint): (Retention, (Ticks, SharedSink), i64),
         store: Arc<dyn Store>,
         metrics: Arc<Metrics>,
         index: Arc<HoldIndex>,
@@ -96,10 +96,11 @@ impl ShowActor {
         let latest = loaded_latest.unwrap_or(ServerMillis(i64::MIN));
         let settled = settled_of(&state, latest, from_checkpoint);
         let view = MapView::of(&state, latest);
+        let show_id: Arc<str> = Arc::from(state.show().id.as_str());
         let mut actor = Self {
-            events: EventHub::start(view.clone(), ticks),
+            events: EventHub::start(view.clone(), ticks, Arc::clone(&show_id), sink),
             view,
-            show_id: Arc::from(state.show().id.as_str()),
+            show_id,
             latest,
             retention,
             settled,

@@ -8,6 +8,8 @@
 //! compact. Every stream writes the same bytes: no per-stream JSON or copy.
 //! A stream that falls behind the broadcast skips to a fresh snapshot of
 //! the published map. Recent frames are kept for `Last-Event-ID` resumes.
+//! Each frame also goes to the optional [`FrameSink`] (a GRIP proxy's
+//! publish API, at the edge): once per frame, never once per viewer.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -72,6 +74,21 @@ impl Frame {
     }
 }
 
+/// Where a show's frames go beyond this process's own streams: the edge's
+/// publisher to GRIP proxies (Pushpin, Fastly Fanout). Called on the hub's
+/// task, so it must not block or wait: queue and return.
+pub trait FrameSink: Send + Sync {
+    /// A show's hub started at `version` (the show was loaded): what went
+    /// out for it before, from an earlier process, is not known.
+    fn started(&self, show_id: &str, version: i64);
+
+    /// A frame the show's hub just sent to its streams (never a keep-alive).
+    fn frame(&self, show_id: &str, frame: &Arc<Frame>);
+}
+
+/// The optional sink, shared by every show's hub.
+pub type SharedSink = Option<Arc<dyn FrameSink>>;
+
 /// One event-stream event: `event`, `id`, one `data` line (JSON has no newlines).
 pub fn event_text(kind: &str, version: i64, data: &str) -> Bytes {
     Bytes::from(format!("event: {kind}\nid: {version}\ndata: {data}\n\n"))
@@ -91,6 +108,9 @@ struct FrameLog {
     recent: VecDeque<Arc<Frame>>,
     /// The version the hub started at: the first frame follows it.
     floor: i64,
+    /// The newest frame's version (the floor before the first): the next
+    /// frame follows it.
+    newest: i64,
 }
 
 /// What a new viewer gets first.
@@ -134,6 +154,26 @@ impl Live {
         Subscription { start, frames }
     }
 
+    /// A start for a viewer that is not subscribed here (a GRIP proxy holds
+    /// its stream): what [`Live::subscribe`] would send first, and the
+    /// version of the newest frame sent so far, which the next frame
+    /// follows. The start brings the viewer at least to that version.
+    pub fn start(&self, after: Option<i64>) -> (Start, i64) {
+        let log = self.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // The view is published before its changes reach the hub: read
+        // after the newest frame, it holds at least that frame's changes.
+        let newest = log.newest;
+        let view = self.view();
+        let start = match after {
+            Some(after) if after >= newest && after <= view.version => Start::Replay(Vec::new()),
+            Some(after) if after < view.version && log.covers(after) => {
+                Start::Replay(log.recent.iter().filter(|frame| frame.version > after).cloned().collect())
+            }
+            _ => Start::Snapshot(view),
+        };
+        (start, newest)
+    }
+
     /// Whether the show's storage is failing (its writer answers 503).
     pub fn unavailable(&self) -> bool {
         self.unavailable.load(Ordering::Acquire)
@@ -151,17 +191,22 @@ impl Live {
         }
     }
 
-    fn send(&self, frame: Frame, keep: bool) {
+    fn send(&self, frame: Frame, keep: bool, sink: Option<&(Arc<str>, Arc<dyn FrameSink>)>) {
         let frame = Arc::new(frame);
         let mut log = self.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if keep {
             if log.recent.len() == REPLAY_FRAMES {
                 log.recent.pop_front();
             }
+            log.newest = frame.version;
             log.recent.push_back(Arc::clone(&frame));
         }
         // No receivers is fine: nobody is watching.
-        let _ = log.sender.send(frame);
+        let _ = log.sender.send(Arc::clone(&frame));
+        drop(log);
+        if let (true, Some((show_id, sink))) = (keep, sink) {
+            sink.frame(show_id, &frame);
+        }
     }
 }
 
@@ -181,18 +226,24 @@ pub struct EventHub {
 }
 
 impl EventHub {
-    /// A hub over `view` (the loaded map), with its tick task.
-    pub fn start(view: MapView, ticks: Ticks) -> Self {
+    /// A hub over `view` (the loaded map) of show `show_id`, with its tick
+    /// task; each frame also goes to `sink`, if any.
+    pub fn start(view: MapView, ticks: Ticks, show_id: Arc<str>, sink: SharedSink) -> Self {
         let order = view.statics.order.clone();
         let floor = view.version;
         let (sender, _) = broadcast::channel(BEHIND);
         let live = Arc::new(Live {
             view: RwLock::new(Arc::new(view)),
             unavailable: AtomicBool::new(false),
-            log: Mutex::new(FrameLog { sender, recent: VecDeque::with_capacity(REPLAY_FRAMES), floor }),
+            log: Mutex::new(FrameLog { sender, recent: VecDeque::with_capacity(REPLAY_FRAMES), floor, newest: floor }),
+        });
+        let sink = sink.map(|sink| {
+            sink.started(&show_id, floor);
+            (show_id, sink)
         });
         let (changes, received) = mpsc::unbounded_channel();
-        tokio::spawn(Ticker { live: Arc::clone(&live), order, ticks, pending: Conflation::default() }.run(received));
+        let ticker = Ticker { live: Arc::clone(&live), order, ticks, pending: Conflation::default(), sink };
+        tokio::spawn(ticker.run(received));
         Self { live, changes }
     }
 
@@ -229,6 +280,8 @@ struct Ticker {
     order: SeatOrder,
     ticks: Ticks,
     pending: Conflation,
+    /// Where frames go besides the streams, with the show's id.
+    sink: Option<(Arc<str>, Arc<dyn FrameSink>)>,
 }
 
 impl Ticker {
@@ -246,7 +299,7 @@ impl Ticker {
                 },
                 () = tokio::time::sleep_until(due) => {
                     if self.pending.is_empty() {
-                        self.live.send(Frame::keep_alive(), false);
+                        self.live.send(Frame::keep_alive(), false, None);
                     } else {
                         self.flush();
                         last_frame = Instant::now();
@@ -271,6 +324,6 @@ impl Ticker {
             json: event_text("change", event.version, &json),
             compact: event_text("change", event.version, &compact),
         };
-        self.live.send(frame, true);
+        self.live.send(frame, true, self.sink.as_ref());
     }
 }

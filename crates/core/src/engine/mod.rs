@@ -31,7 +31,7 @@ use crate::store::{DueExpiry, Store};
 pub use commands::{Action, Decided, Expiry, OPERATOR, OperatorView, Written};
 use commands::{Command, Read, Reply, Write};
 pub use error::EngineError;
-use events::{Live, Subscription, Ticks};
+use events::{Live, SharedSink, Subscription, Ticks};
 pub use index::HoldIndex;
 pub use retain::Retention;
 
@@ -54,6 +54,8 @@ pub struct Engines {
     queues: RwLock<HashMap<String, Arc<OnceCell<Option<queue::QueueHandle>>>>>,
     randomness: crate::randomness::SharedRandomness,
     ticks: Ticks,
+    /// Where every show's frames go besides its streams (GRIP publishes).
+    sink: SharedSink,
 }
 
 /// A way to talk to one show's writer.
@@ -86,7 +88,14 @@ impl Engines {
             queues: RwLock::default(),
             randomness: Arc::new(crate::randomness::OsRandomness),
             ticks: Ticks::default(),
+            sink: None,
         }
+    }
+
+    /// Hands every show's frames to `sink` too (the edge's GRIP publisher).
+    pub fn with_frame_sink(mut self, sink: Arc<dyn events::FrameSink>) -> Self {
+        self.sink = Some(sink);
+        self
     }
 
     /// How live changes are gathered into frames (tests shorten the tick).
@@ -137,7 +146,7 @@ impl Engines {
         let writer = actor::ShowActor::new(
             state,
             latest,
-            (self.retention, self.ticks, from_checkpoint),
+            (self.retention, (self.ticks, self.sink.clone()), from_checkpoint),
             Arc::clone(&self.store),
             Arc::clone(&self.metrics),
             Arc::clone(&self.index),
@@ -352,6 +361,17 @@ impl ShowHandle {
             self.version().await?;
         }
         Ok(self.live.subscribe(after))
+    }
+
+    /// What a GRIP proxy's viewer gets first (the proxy holds the stream
+    /// and takes the frames from publishes): the same start as
+    /// [`ShowHandle::subscribe`], and the version of the newest frame, which
+    /// the next published frame follows.
+    pub async fn grip_start(&self, after: Option<i64>) -> Result<(events::Start, i64), EngineError> {
+        if self.shared || self.live.unavailable() {
+            self.version().await?;
+        }
+        Ok(self.live.start(after))
     }
 
     /// The map as last published, for a stream that fell behind.

@@ -9,7 +9,7 @@
 
 use std::sync::Arc;
 
-use seat_state::wire::{AreaFact, AreaHoldFact, ChangeEvent, CompactMap, SeatFact, SeatMap, SeatOrder};
+use seat_state::wire::{AreaFact, AreaHoldFact, ChangeEvent, CompactMap, Positions, SeatFact, SeatMap, SeatOrder};
 use seat_state::{HolderId, SeatScope, ServerMillis, ShowState};
 
 /// What a seat's facts are made of; channel and access never change.
@@ -127,7 +127,7 @@ impl MapView {
             .seats
             .iter()
             .enumerate()
-            .filter(|(_, slot)| scope == SeatScope::Every || taken(slot, now))
+            .filter(|(_, slot)| scope == SeatScope::Every || taken_at(slot, now))
             .map(|(at, slot)| SeatFact { mine: mine(&slot.owner), ..self.public_fact(at, slot) })
             .collect();
         SeatMap {
@@ -173,10 +173,27 @@ impl MapView {
     }
 
     /// The compact seat map (`?format=compact`) `viewer` gets at `now`.
+    /// Built from the slots by position, with no per-seat facts: a sale's
+    /// every page load and stream asks for one.
     pub fn compact_map(&self, viewer: Option<&HolderId>, now: ServerMillis) -> CompactMap {
-        let map = self.seat_map(SeatScope::Taken, viewer, now);
-        // Every seat listed is one of the show's: encoding cannot fail.
-        CompactMap::encode(&map, &self.statics.order).unwrap_or_default()
+        let now = now.max(self.at);
+        let mut taken = Positions::default();
+        for (at, slot) in self.seats.iter().enumerate().filter(|(_, slot)| taken_at(slot, now)) {
+            let at = at as u32;
+            match (slot.sold, slot.hold_expires_at) {
+                (true, _) => taken.sold.push(at),
+                (false, Some(deadline)) => taken.held.push((deadline, at)),
+                (false, None) => {}
+            }
+            if slot.blocked {
+                taken.blocked.push(at);
+            }
+            if viewer.is_some_and(|v| slot.owner.as_deref() == Some(v.as_str())) {
+                taken.mine.push(at);
+            }
+        }
+        taken.held.sort_unstable();
+        CompactMap::of_positions(self.statics.show_id.clone(), now.0, self.version, &taken, self.area_facts(viewer))
     }
 
     fn area_facts(&self, viewer: Option<&HolderId>) -> Vec<AreaFact> {
@@ -202,7 +219,7 @@ impl MapView {
 }
 
 /// Sold, blocked, or held past `now` (`?only=taken`).
-fn taken(slot: &SeatSlot, now: ServerMillis) -> bool {
+fn taken_at(slot: &SeatSlot, now: ServerMillis) -> bool {
     slot.sold || slot.blocked || slot.hold_expires_at.is_some_and(|deadline| deadline > now.0)
 }
 
@@ -286,6 +303,19 @@ mod tests {
                         "{scope:?} at {now:?} for {viewer:?}"
                     );
                 }
+            }
+        }
+    }
+
+    #[test]
+    fn a_views_compact_map_is_the_compact_form_of_the_taken_map() {
+        let state = busy_state();
+        let view = MapView::of(&state, ServerMillis(0));
+        for viewer in [None, Some(HolderId::new("ann")), Some(HolderId::new("bob"))] {
+            for now in [ServerMillis(1_000), ServerMillis(5_000_000)] {
+                let taken = state.seat_map_of(SeatScope::Taken, viewer.as_ref(), now);
+                let encoded = seat_state::wire::CompactMap::encode(&taken, &view.statics.order).unwrap();
+                assert_eq!(view.compact_map(viewer.as_ref(), now), encoded, "at {now:?} for {viewer:?}");
             }
         }
     }

@@ -167,12 +167,14 @@ impl SeatOrder {
     }
 }
 
-/// Held seats that share a deadline: `[expiresAt − t, seat, seat, …]`.
+/// Held seats that share a deadline: `[expiresAt − t, seats as gaps…]`.
 pub type CompactHold = Vec<i64>;
 
 /// The compact `change` event (`?format=compact`): seats by their
 /// position in the definition, grouped by state; every seat it lists in
-/// its state as of `v`. `mine` is never sent (events are public).
+/// its state as of `v`. `mine` is never sent (events are public). Each
+/// list of positions is ascending and written as gaps: the first position,
+/// then each one's distance from the one before (`[3, 1, 1]` is 3, 4, 5).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "js", derive(tsify::Tsify))]
@@ -203,7 +205,8 @@ pub struct CompactChange {
 
 /// The compact seat map (`…/seats?format=compact` and a compact stream's
 /// `snapshot`): only taken seats are listed, as with `?only=taken`; a seat
-/// left out is free as of `t`.
+/// left out is free as of `serverTime`. Positions are written as gaps, as
+/// in [`CompactChange`].
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[cfg_attr(feature = "js", derive(tsify::Tsify))]
@@ -230,17 +233,20 @@ pub struct CompactMap {
     pub areas: Vec<AreaFact>,
 }
 
-/// Seats grouped by state: (free, sold, held by deadline, blocked, mine).
-#[derive(Default)]
-struct Groups {
-    free: Vec<u32>,
-    sold: Vec<u32>,
-    held: Vec<(i64, u32)>,
-    blocked: Vec<u32>,
-    mine: Vec<u32>,
+/// Seats by position, grouped by state, each list ascending: what the
+/// compact forms are made of.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Positions {
+    /// Not held, not sold (changes only: a map leaves free seats out).
+    pub free: Vec<u32>,
+    pub sold: Vec<u32>,
+    /// (deadline, position), by deadline then position.
+    pub held: Vec<(i64, u32)>,
+    pub blocked: Vec<u32>,
+    pub mine: Vec<u32>,
 }
 
-impl Groups {
+impl Positions {
     fn of<'a>(facts: impl IntoIterator<Item = &'a SeatFact>, order: &SeatOrder) -> Result<Self, CompactError> {
         let mut groups = Self::default();
         for fact in facts {
@@ -265,17 +271,44 @@ impl Groups {
         Ok(groups)
     }
 
-    /// `[deadline − t, seats…]` per deadline, in deadline order.
-    fn holds(held: &[(i64, u32)], t: i64) -> Vec<CompactHold> {
+    /// `[deadline − t, seats as gaps…]` per deadline, in deadline order.
+    fn holds(&self, t: i64) -> Vec<CompactHold> {
         let mut holds: Vec<CompactHold> = Vec::new();
-        for &(deadline, at) in held {
+        let mut last = 0;
+        for &(deadline, at) in &self.held {
             match holds.last_mut() {
-                Some(group) if group[0] == deadline - t => group.push(i64::from(at)),
+                Some(group) if group[0] == deadline - t => group.push(i64::from(at - last)),
                 _ => holds.push(vec![deadline - t, i64::from(at)]),
             }
+            last = at;
         }
         holds
     }
+}
+
+/// Ascending positions as gaps: the first, then each one's distance from
+/// the one before (small numbers: a few bytes per seat in JSON).
+fn gaps(ascending: &[u32]) -> Vec<u32> {
+    let mut last = 0;
+    ascending
+        .iter()
+        .map(|&at| {
+            let gap = at - last;
+            last = at;
+            gap
+        })
+        .collect()
+}
+
+/// The positions `gaps` stands for.
+fn positions(gaps: &[u32]) -> Result<Vec<u32>, CompactError> {
+    let mut at: u32 = 0;
+    gaps.iter()
+        .map(|&gap| {
+            at = at.checked_add(gap).ok_or_else(|| CompactError("a seat position past the end".into()))?;
+            Ok(at)
+        })
+        .collect()
 }
 
 /// Each seat of `h` with its deadline.
@@ -283,9 +316,14 @@ fn held_seats(h: &[CompactHold], t: i64) -> Result<Vec<(u32, i64)>, CompactError
     let mut seats = Vec::new();
     for group in h {
         let (&offset, listed) = group.split_first().ok_or_else(|| CompactError("an empty hold group".into()))?;
-        for &at in listed {
-            let at = u32::try_from(at).map_err(|_| CompactError(format!("seat {at} is not in the show")))?;
-            seats.push((at, t + offset));
+        let deadline = t.checked_add(offset).ok_or_else(|| CompactError("a deadline out of range".into()))?;
+        let mut at: u32 = 0;
+        for &gap in listed {
+            at = u32::try_from(gap)
+                .ok()
+                .and_then(|gap| at.checked_add(gap))
+                .ok_or_else(|| CompactError(format!("a seat gap {gap} out of range")))?;
+            seats.push((at, deadline));
         }
     }
     Ok(seats)
@@ -294,15 +332,15 @@ fn held_seats(h: &[CompactHold], t: i64) -> Result<Vec<(u32, i64)>, CompactError
 impl CompactChange {
     /// The compact form of a `change` event of the show `order` describes.
     pub fn encode(event: &ChangeEvent, order: &SeatOrder) -> Result<Self, CompactError> {
-        let groups = Groups::of(&event.seats, order)?;
+        let groups = Positions::of(&event.seats, order)?;
         Ok(Self {
             v: event.version,
             p: event.since,
             t: event.server_time,
-            h: Groups::holds(&groups.held, event.server_time),
-            f: groups.free,
-            s: groups.sold,
-            b: groups.blocked,
+            h: groups.holds(event.server_time),
+            f: gaps(&groups.free),
+            s: gaps(&groups.sold),
+            b: gaps(&groups.blocked),
             a: event.areas.clone(),
         })
     }
@@ -310,16 +348,16 @@ impl CompactChange {
     /// The `change` event this stands for (seats by state, then position).
     pub fn decode(&self, order: &SeatOrder) -> Result<ChangeEvent, CompactError> {
         let mut seats = Vec::with_capacity(self.f.len() + self.s.len());
-        for &at in &self.f {
+        for at in positions(&self.f)? {
             seats.push(order.fact(at)?);
         }
-        for &at in &self.s {
+        for at in positions(&self.s)? {
             seats.push(SeatFact { sold: true, ..order.fact(at)? });
         }
         for (at, deadline) in held_seats(&self.h, self.t)? {
             seats.push(SeatFact { hold_expires_at: Some(deadline), ..order.fact(at)? });
         }
-        mark_blocked(&mut seats, &self.b, order)?;
+        mark_blocked(&mut seats, &positions(&self.b)?, order)?;
         Ok(ChangeEvent { version: self.v, server_time: self.t, since: self.p, seats, areas: self.a.clone() })
     }
 }
@@ -345,28 +383,42 @@ impl CompactMap {
         let t = map.server_time;
         let taken =
             map.seats.iter().filter(|fact| fact.sold || fact.blocked || fact.hold_expires_at.is_some_and(|d| d > t));
-        let groups = Groups::of(taken, order)?;
+        let groups = Positions::of(taken, order)?;
+        Ok(Self::of_positions(map.show_id.clone(), t, map.version, &groups, map.areas.clone()))
+    }
+
+    /// The compact map of seats already grouped by position (a server
+    /// that keeps its map by position builds no facts for it). `groups`
+    /// must hold only taken seats; its `free` is ignored.
+    pub fn of_positions(
+        show_id: String,
+        server_time: i64,
+        version: i64,
+        groups: &Positions,
+        areas: Vec<AreaFact>,
+    ) -> Self {
         // A taken seat that is neither sold nor held is blocked (and free).
-        Ok(Self {
-            show_id: map.show_id.clone(),
-            server_time: t,
-            version: map.version,
-            s: groups.sold,
-            h: Groups::holds(&groups.held, t),
-            b: groups.blocked,
-            m: groups.mine,
-            areas: map.areas.clone(),
-        })
+        Self {
+            show_id,
+            server_time,
+            version,
+            s: gaps(&groups.sold),
+            h: groups.holds(server_time),
+            b: gaps(&groups.blocked),
+            m: gaps(&groups.mine),
+            areas,
+        }
     }
 
     /// The seat map it stands for, listing only the taken seats (as
     /// `?only=taken`); [`SeatMap::with_free_seats`] puts the rest back.
     pub fn decode(&self, order: &SeatOrder) -> Result<SeatMap, CompactError> {
-        let mine: std::collections::HashSet<u32> = self.m.iter().copied().collect();
+        let mine: std::collections::HashSet<u32> = positions(&self.m)?.into_iter().collect();
         let is_mine = |at: u32| Some(mine.contains(&at));
+        let blocked = positions(&self.b)?;
         let mut seats = Vec::with_capacity(self.s.len() + self.b.len());
         let mut stated = std::collections::HashSet::new();
-        for &at in &self.s {
+        for at in positions(&self.s)? {
             stated.insert(at);
             seats.push((at, SeatFact { sold: true, mine: is_mine(at), ..order.fact(at)? }));
         }
@@ -374,7 +426,7 @@ impl CompactMap {
             stated.insert(at);
             seats.push((at, SeatFact { hold_expires_at: Some(deadline), mine: is_mine(at), ..order.fact(at)? }));
         }
-        for &at in self.b.iter().filter(|at| !stated.contains(at)) {
+        for &at in blocked.iter().filter(|at| !stated.contains(at)) {
             seats.push((at, SeatFact { mine: is_mine(at), ..order.fact(at)? }));
         }
         // By position, through the crate's one sort (a slice sort here
@@ -382,7 +434,7 @@ impl CompactMap {
         let mut by_position: Vec<usize> = (0..seats.len()).collect();
         crate::order::sort_by(&mut by_position, &|a, b| seats[a].0.cmp(&seats[b].0));
         let mut seats: Vec<SeatFact> = by_position.into_iter().map(|at| std::mem::take(&mut seats[at].1)).collect();
-        mark_blocked(&mut seats, &self.b, order)?;
+        mark_blocked(&mut seats, &blocked, order)?;
         Ok(SeatMap {
             show_id: self.show_id.clone(),
             server_time: self.server_time,

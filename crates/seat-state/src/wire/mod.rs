@@ -20,7 +20,7 @@ pub use admin::{
     ShowStats,
 };
 pub use areas::AreaMap;
-pub use frame::{CompactChange, CompactError, CompactHold, CompactMap, Conflation, SeatOrder};
+pub use frame::{CompactChange, CompactError, CompactHold, CompactMap, Conflation, Positions, SeatOrder};
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};
 pub use queue::{OnSaleDefinition, OnSaleInput, QueuePlace, QueueProgress, QueueSettingsBody, QueueState, QueueStatus};
