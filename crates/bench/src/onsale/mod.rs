@@ -143,6 +143,8 @@ pub struct Storm {
     stop: watch::Sender<bool>,
     /// Set once the storm is over (before the probe): bytes after it are not the storm's.
     storm_over: Arc<AtomicBool>,
+    /// The server processes, for their CPU in the progress lines.
+    pids: Vec<u32>,
     open: Arc<AtomicUsize>,
     arrivals: Arc<AtomicU64>,
     sample_every: usize,
@@ -223,6 +225,7 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
         form: options.form,
         stop,
         storm_over: Arc::default(),
+        pids: options.pids.clone(),
         open: Arc::default(),
         arrivals: Arc::default(),
         sample_every: options.sample_every.max(1),
@@ -322,6 +325,7 @@ async fn arrive(storm: &Arc<Storm>, customers: usize, window: Duration) -> Durat
     let mut visits = Vec::with_capacity(customers);
     let mut lateness = Duration::ZERO;
     let mut next_report = started + Duration::from_secs(10);
+    let mut cpu = Cpu::now(&storm.pids);
     for n in 0..customers {
         let at = started + window.mul_f64(n as f64 / customers as f64);
         tokio::time::sleep_until(at.into()).await;
@@ -329,23 +333,48 @@ async fn arrive(storm: &Arc<Storm>, customers: usize, window: Duration) -> Durat
         visits.push(tokio::spawn(customer::visit(Arc::clone(storm), n)));
         if Instant::now() >= next_report {
             next_report += Duration::from_secs(10);
-            progress(storm, started, n + 1);
+            progress(storm, started, n + 1, &mut cpu);
         }
     }
     for visit in visits {
         drop(visit.await);
     }
-    progress(storm, started, customers);
+    progress(storm, started, customers, &mut cpu);
     lateness
 }
 
-fn progress(storm: &Storm, started: Instant, arrived: usize) {
+/// The servers' and this generator's CPU seconds at an instant.
+struct Cpu {
+    at: Instant,
+    servers: f64,
+    generator: f64,
+}
+
+impl Cpu {
+    fn now(pids: &[u32]) -> Self {
+        let servers = process::cpu_seconds(pids).unwrap_or_default();
+        Self { at: Instant::now(), servers, generator: process::own_cpu_seconds().unwrap_or_default() }
+    }
+}
+
+/// A progress line, with the cores the servers and the generator kept busy since the last.
+fn progress(storm: &Storm, started: Instant, arrived: usize, cpu: &mut Cpu) {
     let (finished, errors) = storm.told.lock().map_or((0, 0), |told| (told.finished, told.errors.values().sum()));
+    let now = Cpu::now(&storm.pids);
+    let seconds = now.at.duration_since(cpu.at).as_secs_f64().max(f64::MIN_POSITIVE);
     println!(
-        "    {:>5.1} s: {arrived} customers arrived, {finished} finished, {} streams open, {errors} errors",
+        "    {:>5.1} s: {arrived} customers arrived, {finished} finished, {} streams open, {errors} errors; \
+         cores busy since the last line: servers {:.2}, generator {:.2}, machine load {}",
         started.elapsed().as_secs_f64(),
-        storm.open.load(Ordering::Relaxed)
+        storm.open.load(Ordering::Relaxed),
+        (now.servers - cpu.servers) / seconds,
+        (now.generator - cpu.generator) / seconds,
+        std::fs::read_to_string("/proc/loadavg")
+            .ok()
+            .and_then(|load| load.split(' ').next().map(str::to_owned))
+            .unwrap_or_default()
     );
+    *cpu = now;
 }
 
 /// Waits until the sample streams have noted nothing new for 2 s (at most
