@@ -239,6 +239,7 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
         process::own_cpu_seconds()?,
         process::written_bytes(pids),
     );
+    println!("    the storm starts: {} customers arriving over {} s", plan.sessions, plan.duration.as_secs());
     let clock = stream::WallClock::now();
     let storm_started = Instant::now();
     let lateness = arrive(&storm, plan.sessions, plan.duration).await;
