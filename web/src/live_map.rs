@@ -140,11 +140,11 @@ impl LiveMap {
     }
 
     /// The machine's input for a seat map fetched or streamed, the one
-    /// way every map of the show comes in: decoded with the show's seat
-    /// order, and every seat it leaves out (only the seats taken are
-    /// listed) free. An error: the map does not fit the show.
+    /// way every map of the show comes in: decoded by position with the
+    /// show's seat order, every seat it leaves out (only the seats taken
+    /// are listed) free. An error: the map does not fit the show.
     pub fn snapshot(&self, map: &CompactMap) -> Result<Input, CompactError> {
-        Ok(Input::Snapshot(map.decode(&self.order)?.with_free_seats(self.order.ids())))
+        Ok(Input::Snapshot(map.decode_every(&self.order)?))
     }
 
     /// Takes a seat map fetched or streamed (see [`LiveMap::snapshot`]).

@@ -58,8 +58,6 @@ pub struct ChannelSeats {
 #[derive(Debug, Clone)]
 pub struct SeatOrder {
     inner: seat_state::wire::SeatOrder,
-    /// Every seat free, as a session's full seat map lists it.
-    free: Vec<SeatFact>,
 }
 
 #[wasm_bindgen]
@@ -84,7 +82,7 @@ impl SeatOrder {
         }
         let statics = free.iter().map(|fact| (fact.id.clone(), fact.channel.clone(), fact.access.clone()));
         let inner = seat_state::wire::SeatOrder::new(statics);
-        Ok(Self { inner, free })
+        Ok(Self { inner })
     }
 
     /// A compact `change` event's data as the JSON `change` event.
@@ -99,15 +97,7 @@ impl SeatOrder {
     /// compact map leaves out is free, with `mine: false`.
     #[wasm_bindgen(js_name = decodeMap)]
     pub fn decode_map(&self, map: Ts<CompactMap>) -> Result<Ts<SeatMap>, JsError> {
-        let taken = from_js(&map)?.decode(&self.inner).map_err(thrown)?;
-        let mut seats = self.free.clone();
-        for fact in taken.seats {
-            // Every fact decoded is of a seat of the order.
-            if let Some(at) = self.inner.position(&fact.id) {
-                seats[at as usize] = fact;
-            }
-        }
-        to_js(&SeatMap { seats, ..taken })
+        to_js(&from_js(&map)?.decode_every(&self.inner).map_err(thrown)?)
     }
 }
 

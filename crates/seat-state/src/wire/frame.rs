@@ -362,16 +362,18 @@ impl CompactChange {
     }
 }
 
-/// Sets `blocked` on the listed seats, each of which must be in `seats`.
+/// The seat at position `at` of a whole map.
+fn seat(seats: &mut [SeatFact], at: u32) -> Result<&mut SeatFact, CompactError> {
+    seats.get_mut(at as usize).ok_or_else(|| CompactError(format!("seat {at} is not in the show")))
+}
+
+/// Sets `blocked` on the listed seats, each of which must be in `seats`
+/// (a change lists few seats: a scan, no hashing).
 fn mark_blocked(seats: &mut [SeatFact], blocked: &[u32], order: &SeatOrder) -> Result<(), CompactError> {
-    if blocked.is_empty() {
-        return Ok(());
-    }
-    let by_id: HashMap<String, usize> = seats.iter().enumerate().map(|(at, fact)| (fact.id.clone(), at)).collect();
     for &at in blocked {
-        let fact = order.fact(at)?;
-        let listed = by_id.get(&fact.id).ok_or_else(|| CompactError(format!("blocked seat {at} has no state")))?;
-        seats[*listed].blocked = true;
+        let id = order.fact(at)?.id;
+        let listed = seats.iter_mut().find(|fact| fact.id == id);
+        listed.ok_or_else(|| CompactError(format!("blocked seat {at} has no state")))?.blocked = true;
     }
     Ok(())
 }
@@ -411,30 +413,33 @@ impl CompactMap {
     }
 
     /// The seat map it stands for, listing only the taken seats (as
-    /// `?only=taken`); [`SeatMap::with_free_seats`] puts the rest back.
+    /// `?only=taken`); [`CompactMap::decode_every`] lists every seat.
     pub fn decode(&self, order: &SeatOrder) -> Result<SeatMap, CompactError> {
-        let mine: std::collections::HashSet<u32> = positions(&self.m)?.into_iter().collect();
-        let is_mine = |at: u32| Some(mine.contains(&at));
-        let blocked = positions(&self.b)?;
-        let mut seats = Vec::with_capacity(self.s.len() + self.b.len());
-        let mut stated = std::collections::HashSet::new();
+        let every = self.decode_every(order)?;
+        let t = self.server_time;
+        let taken = |fact: &SeatFact| fact.sold || fact.blocked || fact.hold_expires_at.is_some_and(|d| d > t);
+        Ok(SeatMap { seats: every.seats.into_iter().filter(taken).collect(), ..every })
+    }
+
+    /// The whole seat map it stands for, every seat in definition order as
+    /// the JSON map gives it to the same session (a seat left out is free,
+    /// `mine: false`). O(n), by position: no hashing, no sorting.
+    pub fn decode_every(&self, order: &SeatOrder) -> Result<SeatMap, CompactError> {
+        let mut seats: Vec<SeatFact> = (0..order.len() as u32)
+            .map(|at| order.fact(at).map(|fact| SeatFact { mine: Some(false), ..fact }))
+            .collect::<Result<_, _>>()?;
         for at in positions(&self.s)? {
-            stated.insert(at);
-            seats.push((at, SeatFact { sold: true, mine: is_mine(at), ..order.fact(at)? }));
+            seat(&mut seats, at)?.sold = true;
         }
         for (at, deadline) in held_seats(&self.h, self.server_time)? {
-            stated.insert(at);
-            seats.push((at, SeatFact { hold_expires_at: Some(deadline), mine: is_mine(at), ..order.fact(at)? }));
+            seat(&mut seats, at)?.hold_expires_at = Some(deadline);
         }
-        for &at in blocked.iter().filter(|at| !stated.contains(at)) {
-            seats.push((at, SeatFact { mine: is_mine(at), ..order.fact(at)? }));
+        for at in positions(&self.b)? {
+            seat(&mut seats, at)?.blocked = true;
         }
-        // By position, through the crate's one sort (a slice sort here
-        // cost the JS package's wasm 3.5 KB gzipped).
-        let mut by_position: Vec<usize> = (0..seats.len()).collect();
-        crate::order::sort_by(&mut by_position, &|a, b| seats[a].0.cmp(&seats[b].0));
-        let mut seats: Vec<SeatFact> = by_position.into_iter().map(|at| std::mem::take(&mut seats[at].1)).collect();
-        mark_blocked(&mut seats, &blocked, order)?;
+        for at in positions(&self.m)? {
+            seat(&mut seats, at)?.mine = Some(true);
+        }
         Ok(SeatMap {
             show_id: self.show_id.clone(),
             server_time: self.server_time,
