@@ -174,6 +174,11 @@ pub struct EventStream {
 }
 
 impl EventStream {
+    /// The stream of an answer the caller opened itself.
+    pub fn from_response(response: reqwest::Response) -> Self {
+        Self { response, buffer: Vec::new(), scanned: 0 }
+    }
+
     /// Reads the stream on a task of its own, so events are taken (and can be
     /// stamped) as they arrive: the receiver, and the task (its error, if any).
     pub fn forward(

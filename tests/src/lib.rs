@@ -17,6 +17,7 @@ pub mod customer;
 pub mod first_render;
 pub mod nginx;
 pub mod postgres;
+pub mod pushpin;
 pub mod server;
 
 use std::path::PathBuf;
@@ -46,6 +47,23 @@ pub fn workspace_root() -> PathBuf {
 /// Where screenshots go: `target/e2e/` under the workspace.
 pub fn screenshot_dir() -> PathBuf {
     workspace_root().join("target").join("e2e")
+}
+
+/// A configuration template of the repository's (`ops/…`) filled in as
+/// `envsubst` with a list fills it: each `${NAME}` given is replaced; a
+/// `${…}` left outside comments is a mistake in the file or the list.
+pub fn fill(template: &std::path::Path, values: &[(&str, &str)]) -> anyhow::Result<String> {
+    let mut text = std::fs::read_to_string(template)
+        .map_err(|error| anyhow::anyhow!("reading {}: {error}", template.display()))?;
+    for (name, value) in values {
+        let placeholder = format!("${{{name}}}");
+        anyhow::ensure!(text.contains(&placeholder), "{} has no {placeholder}", template.display());
+        text = text.replace(&placeholder, value);
+    }
+    let unfilled: Vec<&str> =
+        text.lines().filter(|line| !line.trim_start().starts_with('#') && line.contains("${")).collect();
+    anyhow::ensure!(unfilled.is_empty(), "{}: placeholders left unfilled: {unfilled:?}", template.display());
+    Ok(text)
 }
 
 /// A path an environment variable names, or a precise failure.

@@ -84,8 +84,12 @@ impl Server {
     ) -> anyhow::Result<Self> {
         let binary = required_path("SEATHOLD_BIN")?;
         let log = std::fs::OpenOptions::new().create(true).append(true).open(data_dir.path().join("server.log"))?;
+        // A free port, unless the caller names the address (a restart on the same one).
+        let addr: &[&str] = if extra.contains(&"--addr") { &[] } else { &["--addr", "127.0.0.1:0"] };
         let mut child = Command::new(&binary)
-            .args(["serve", "--addr", "127.0.0.1:0", "--demo", "--database", database])
+            .arg("serve")
+            .args(addr)
+            .args(["--demo", "--database", database])
             .arg("--web")
             .arg(web)
             .args(extra)
@@ -123,6 +127,21 @@ impl Server {
         let venue = venue.to_str().context("a UTF-8 temporary path")?;
         run_binary(&["show", "create", venue, "--database", &database_url(data_dir.path())]).await?;
         Self::start_in(data_dir, extra).await
+    }
+
+    /// Starts `seathold serve --demo` on the database in `data_dir` (which
+    /// may hold earlier runs' data, e.g. a process restarted) with `extra`
+    /// arguments (`--addr` among them names the address), `env` set and an
+    /// empty web directory.
+    pub async fn start_in_api_only(
+        data_dir: std::sync::Arc<tempfile::TempDir>,
+        extra: &[&str],
+        env: &[(&str, &str)],
+    ) -> anyhow::Result<Self> {
+        let web = data_dir.path().join("no-web-ui");
+        std::fs::create_dir_all(&web)?;
+        let database = database_url(data_dir.path());
+        Self::launch(&web, data_dir, &database, extra, env).await
     }
 
     /// Starts `seathold serve --demo` and `extra` arguments with an empty web

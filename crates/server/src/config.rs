@@ -99,6 +99,59 @@ pub struct ServeArgs {
     pub checkpoint_every: i64,
     #[command(flatten)]
     pub webhooks: WebhookArgs,
+    #[command(flatten)]
+    pub grip: GripArgs,
+}
+
+/// GRIP proxies in front (Pushpin, Fastly Fanout): they hold the viewers'
+/// live streams and the server publishes each tick's frame to them. Needs
+/// `SEATHOLD_GRIP_KEY` (environment only, a secret): the key the proxies
+/// sign `Grip-Sig` with.
+#[derive(Debug, Clone, Args)]
+pub struct GripArgs {
+    /// Each proxy's publish API, comma-separated (Pushpin:
+    /// `http://127.0.0.1:5561`; `/publish/` is added).
+    #[arg(long = "grip-publish", env = "SEATHOLD_GRIP_PUBLISH", value_delimiter = ',')]
+    pub publish: Vec<String>,
+    /// This process's name in its channels (`show-<id>@<name>`): required
+    /// when several processes share a database, each its own.
+    #[arg(long = "grip-instance", env = "SEATHOLD_GRIP_INSTANCE", value_parser = instance)]
+    pub instance: Option<String>,
+}
+
+impl GripArgs {
+    /// The GRIP settings, `None` without publish URLs; an error when only
+    /// one of the URLs and the key is given.
+    pub fn settings(&self) -> anyhow::Result<Option<crate::grip::GripSettings>> {
+        let key = std::env::var("SEATHOLD_GRIP_KEY").ok();
+        let publish: Vec<String> =
+            self.publish.iter().map(|url| url.trim().to_owned()).filter(|url| !url.is_empty()).collect();
+        match (publish.is_empty(), key) {
+            (true, None) => {
+                anyhow::ensure!(self.instance.is_none(), "--grip-instance needs --grip-publish");
+                Ok(None)
+            }
+            (true, Some(_)) => {
+                anyhow::bail!("SEATHOLD_GRIP_KEY is set but no --grip-publish URL: set both, or neither")
+            }
+            (false, None) => anyhow::bail!(
+                "--grip-publish needs SEATHOLD_GRIP_KEY: the key the proxies sign Grip-Sig with (Pushpin's sig_key)"
+            ),
+            (false, Some(key)) if key.trim().is_empty() => anyhow::bail!("SEATHOLD_GRIP_KEY is set but empty"),
+            (false, Some(key)) => Ok(Some(crate::grip::GripSettings {
+                publish,
+                key: std::sync::Arc::from(key.into_bytes()),
+                instance: self.instance.clone(),
+            })),
+        }
+    }
+}
+
+/// An instance name: `[a-z0-9-]`, 1 to 32 characters.
+fn instance(text: &str) -> Result<String, String> {
+    let valid = (1..=32).contains(&text.len())
+        && text.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-');
+    if valid { Ok(text.to_owned()) } else { Err("an instance name is 1 to 32 of a-z, 0-9 and -".into()) }
 }
 
 /// Webhook deliveries (API.md "Box office (v3)"). The retry schedule is

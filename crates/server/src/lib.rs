@@ -8,6 +8,7 @@ pub mod demo;
 pub mod encoded;
 pub mod error;
 pub mod extract;
+pub mod grip;
 pub mod limits;
 pub mod listen;
 pub mod metrics;
@@ -79,7 +80,13 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             "SEATHOLD_ADMIN_TOKEN is set but empty: set a long random secret, or unset it to disable the admin API"
         );
     }
+    let grip = args.grip.settings()?;
     let store = store::open(&args.database.url).await?;
+    if grip.as_ref().is_some_and(|grip| grip.instance.is_none()) && store.shared() {
+        anyhow::bail!(
+            "with several processes on one database, give each its own --grip-instance: each cuts frames at its own instants"
+        );
+    }
     let local = SystemClock::skewed(args.clock_skew_ms);
     // With a shared database, its clock decides; this process follows it.
     let clock: SharedClock = if store.shared() {
@@ -110,6 +117,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
             checkpoint_every: args.checkpoint_every,
         },
         ticks: engine::events::Ticks { tick: args.tick.into(), ..Default::default() },
+        grip,
         ..Settings::default()
     };
     let state = AppState::with_settings(store, Arc::clone(&clock), settings);

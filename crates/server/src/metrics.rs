@@ -76,6 +76,8 @@ pub struct EdgeMetrics {
     requests: Family<RouteLabels, Histogram>,
     /// Webhook deliveries: sent, failed, parked, lag.
     pub webhooks: WebhookMetrics,
+    /// GRIP publishes: items published and dropped, failed requests.
+    pub grip: Arc<crate::grip::GripMetrics>,
 }
 
 impl EdgeMetrics {
@@ -85,7 +87,11 @@ impl EdgeMetrics {
             Histogram::new(exponential_buckets(0.0001, 2.0, 16))
         });
         registry.register("seathold_http_request_duration_seconds", "HTTP request latency", requests.clone());
-        Self { requests, webhooks: WebhookMetrics::register(registry) }
+        Self {
+            requests,
+            webhooks: WebhookMetrics::register(registry),
+            grip: Arc::new(crate::grip::GripMetrics::register(registry)),
+        }
     }
 
     /// The core's metrics and the edge's, in one registry.

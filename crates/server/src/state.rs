@@ -40,6 +40,8 @@ pub struct Shared {
     pub secure_cookie: bool,
     /// Where session tokens and holder ids come from (as the engines' choices).
     pub randomness: crate::randomness::SharedRandomness,
+    /// GRIP proxies in front: their key, and the publisher every hub feeds.
+    pub grip: Option<Arc<crate::grip::Grip>>,
 }
 
 /// A day: longer than any sale a customer sits through, short enough that
@@ -63,6 +65,8 @@ pub struct Settings {
     /// Where random choices come from (sessions, made hold ids, a waiting
     /// room's draw): the OS's, or a seeded sequence in the simulator.
     pub randomness: crate::randomness::SharedRandomness,
+    /// GRIP proxies to publish to (`--grip-publish`), if any.
+    pub grip: Option<crate::grip::GripSettings>,
 }
 
 impl Default for Settings {
@@ -76,6 +80,7 @@ impl Default for Settings {
             retention: crate::engine::Retention::default(),
             ticks: crate::engine::events::Ticks::default(),
             randomness: Arc::new(crate::randomness::OsRandomness),
+            grip: None,
         }
     }
 }
@@ -97,12 +102,15 @@ impl AppState {
 
     pub fn with_settings(store: Arc<dyn Store>, clock: SharedClock, settings: Settings) -> Self {
         let (metrics, edge_metrics) = EdgeMetrics::with_core();
-        let engines = Arc::new(
-            Engines::new(Arc::clone(&store), Arc::clone(&metrics), Arc::clone(&clock))
-                .with_retention(settings.retention)
-                .with_ticks(settings.ticks)
-                .with_randomness(Arc::clone(&settings.randomness)),
-        );
+        let grip = settings.grip.map(|grip| crate::grip::Grip::start(grip, Arc::clone(&edge_metrics.grip)));
+        let mut engines = Engines::new(Arc::clone(&store), Arc::clone(&metrics), Arc::clone(&clock))
+            .with_retention(settings.retention)
+            .with_ticks(settings.ticks)
+            .with_randomness(Arc::clone(&settings.randomness));
+        if let Some(grip) = &grip {
+            engines = engines.with_frame_sink(Arc::clone(&grip.publisher) as Arc<dyn crate::engine::events::FrameSink>);
+        }
+        let engines = Arc::new(engines);
         engines.follow_other_processes();
         let stopping = Arc::new(tokio::sync::watch::Sender::new(false));
         Self(Arc::new(Shared {
@@ -121,6 +129,7 @@ impl AppState {
             limits: settings.limits,
             secure_cookie: settings.secure_cookie,
             randomness: settings.randomness,
+            grip,
         }))
     }
 }

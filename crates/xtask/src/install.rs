@@ -35,6 +35,7 @@ pub fn setup(purpose: For) -> Result<(), String> {
         browser()?;
         postgres()?;
         nginx()?;
+        pushpin()?;
     }
     Ok(())
 }
@@ -199,6 +200,22 @@ fn nginx() -> Result<(), String> {
     apt_install(&["nginx"])?;
     if output_of(tool(NGINX).arg("-v")).is_none() {
         return Err(format!("apt installed nginx, but {NGINX} -v does not run"));
+    }
+    step.done()
+}
+
+/// Debian's `pushpin` (1.36, which brings `zurl` and `condure`), for the
+/// whole-system test that runs `ops/pushpin/pushpin.conf` in front of the
+/// server; like nginx, the tests start their own instances.
+fn pushpin() -> Result<(), String> {
+    let step = Step::start("Pushpin with zurl (apt: pushpin)");
+    let have = |program: &str| output_of(tool(program).arg("--version")).is_some();
+    if have("pushpin") && have("zurl") && have("condure") {
+        return step.skip("already installed");
+    }
+    apt_install(&["pushpin"])?;
+    if !(have("pushpin") && have("zurl") && have("condure")) {
+        return Err("apt installed pushpin, but pushpin, zurl or condure --version does not run".into());
     }
     step.done()
 }

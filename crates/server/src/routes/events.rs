@@ -52,16 +52,20 @@ async fn events(
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
     let show = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let slot = state.streams.take(address)?;
-    // The header on the browser's own reconnects; the query parameter when a
-    // client opens a new EventSource itself (it cannot set headers).
-    let after = last_event_id(&headers)?.or(query.last_event_id);
-    let subscription = show.subscribe(after).await?;
     let form = Form {
         scope: super::seats::scope(query.only),
         compact: query.format == Some(super::seats::Format::Compact),
         viewer: viewer.map(|holder| HolderId::new(holder.as_ref())),
     };
+    // Through a GRIP proxy: it holds the stream, we publish the frames.
+    if let Some(grip) = state.grip.as_ref().filter(|grip| grip.signed(&headers, now.0)) {
+        return grip_hold(grip, &show, &show_id, &query, &headers, form, now).await;
+    }
+    let slot = state.streams.take(address)?;
+    // The header on the browser's own reconnects; the query parameter when a
+    // client opens a new EventSource itself (it cannot set headers).
+    let after = last_event_id(&headers)?.or(query.last_event_id);
+    let subscription = show.subscribe(after).await?;
     let mut feed = Feed { show, form, last: after.unwrap_or(i64::MIN), frames: subscription.frames };
     let first = feed.start(subscription.start, now);
     let stopping = state.stopping.subscribe();
@@ -84,6 +88,63 @@ async fn events(
     headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
     // Proxies (nginx) pass each frame on at once.
     headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    Ok(response)
+}
+
+/// A GRIP proxy's request (API.md "Live changes"; `crate::grip`): the
+/// snapshot, or the frames after `Grip-Last` (the proxy recovering a
+/// missed publish), `Last-Event-ID` or `lastEventId`, and the instructions
+/// to hold the stream on the show's channel from the version the next
+/// published frame follows, to ask the same URL when a publish is missing,
+/// and to send the keep-alive comment.
+async fn grip_hold(
+    grip: &crate::grip::Grip,
+    show: &ShowHandle,
+    show_id: &str,
+    query: &Resume,
+    headers: &HeaderMap,
+    form: Form,
+    now: ServerMillis,
+) -> Result<Response, AppError> {
+    let channel = grip.channel(show_id, form.compact);
+    let after = match crate::grip::last_id(headers, &channel) {
+        Some(last) => {
+            grip.held("grip_last");
+            Some(last)
+        }
+        None => {
+            let after = last_event_id(headers)?.or(query.last_event_id);
+            grip.held(if after.is_some() { "last_event_id" } else { "start" });
+            after
+        }
+    };
+    let (start, newest) = show.grip_start(after).await?;
+    let (body, _) = opening(&form, start, after.unwrap_or(i64::MIN), now);
+    // The same stream again, without a resume point: Grip-Last says where.
+    let mut next = Vec::new();
+    if form.compact {
+        next.push("format=compact");
+    }
+    if query.only.is_some() {
+        next.push("only=taken");
+    }
+    let next = if next.is_empty() { String::new() } else { format!("?{}", next.join("&")) };
+    let keep_alive = crate::engine::events::Ticks::default().keep_alive.as_secs();
+    let grip_headers = [
+        ("grip-hold", "stream".to_owned()),
+        ("grip-channel", format!("{channel}; prev-id={newest}")),
+        ("grip-link", format!("</api/shows/{show_id}/events{next}>; rel=next")),
+        // The comment `:` and a blank line, C-escaped.
+        ("grip-keep-alive", format!(":\\n\\n; format=cstring; timeout={keep_alive}")),
+    ];
+    let mut response = Body::from(body).into_response();
+    let response_headers = response.headers_mut();
+    response_headers.insert(header::CONTENT_TYPE, HeaderValue::from_static("text/event-stream"));
+    response_headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    for (name, value) in grip_headers {
+        let value = HeaderValue::from_str(&value).map_err(|error| AppError::Internal(error.into()))?;
+        response_headers.insert(name, value);
+    }
     Ok(response)
 }
 
@@ -121,34 +182,47 @@ struct Feed {
     frames: broadcast::Receiver<Arc<Frame>>,
 }
 
+/// A viewer's first bytes: a snapshot, or the frames after `last` (the
+/// version it has); and the version they bring it to.
+fn opening(form: &Form, start: Start, last: i64, now: ServerMillis) -> (Bytes, i64) {
+    match start {
+        Start::Snapshot(view) => (snapshot(form, &view, now), view.version),
+        Start::Replay(frames) => {
+            let (mut replay, mut last) = (Vec::new(), last);
+            for frame in &frames {
+                if frame.version > last {
+                    last = frame.version;
+                    replay.extend_from_slice(&frame.bytes(form.compact));
+                }
+            }
+            // An empty first chunk still sends the headers.
+            (Bytes::from(replay), last)
+        }
+    }
+}
+
+/// The whole map, in the stream's form.
+fn snapshot(form: &Form, view: &MapView, now: ServerMillis) -> Bytes {
+    let viewer = form.viewer.as_ref();
+    let data = if form.compact {
+        serde_json::to_string(&view.compact_map(viewer, now))
+    } else {
+        serde_json::to_string(&view.seat_map(form.scope, viewer, now))
+    };
+    event_text("snapshot", view.version, &data.unwrap_or_else(|_| "{}".to_owned()))
+}
+
 impl Feed {
     /// The first bytes: a snapshot, or the frames since `Last-Event-ID`.
     fn start(&mut self, start: Start, now: ServerMillis) -> Bytes {
-        match start {
-            Start::Snapshot(view) => self.snapshot(&view, now),
-            Start::Replay(frames) => {
-                let mut replay = Vec::new();
-                for frame in &frames {
-                    if frame.version > self.last {
-                        self.last = frame.version;
-                        replay.extend_from_slice(&frame.bytes(self.form.compact));
-                    }
-                }
-                // An empty first chunk still sends the headers.
-                Bytes::from(replay)
-            }
-        }
+        let (bytes, last) = opening(&self.form, start, self.last, now);
+        self.last = last;
+        bytes
     }
 
     fn snapshot(&mut self, view: &MapView, now: ServerMillis) -> Bytes {
         self.last = view.version;
-        let viewer = self.form.viewer.as_ref();
-        let data = if self.form.compact {
-            serde_json::to_string(&view.compact_map(viewer, now))
-        } else {
-            serde_json::to_string(&view.seat_map(self.form.scope, viewer, now))
-        };
-        event_text("snapshot", view.version, &data.unwrap_or_else(|_| "{}".to_owned()))
+        snapshot(&self.form, view, now)
     }
 
     /// The next bytes to write: the next frame this viewer lacks (shared,
