@@ -154,6 +154,10 @@ impl Figures {
             "KB",
             Some(Target::AtMost(8.0)),
         );
+        let freed = (open - closed) / 1024.0 / (storm.open_streams.max(1) as f64);
+        let name =
+            "  of which closing the streams gave back, per stream (the rest: sessions, holds, the allocator's keep)";
+        self.add("rssFreedPerStreamKb", name, freed, "KB", None);
         let resnapshots: u32 = storm.seen.iter().map(|seen| seen.resnapshots).sum();
         self.add(
             "resnapshots",
