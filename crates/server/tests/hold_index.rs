@@ -134,13 +134,15 @@ async fn a_hold_whose_client_went_away_is_indexed_all_the_same() {
         let mut gone = pin!(app.hold(&ann, "x", json!({"holdId": "hold-gone-1", "seats": ["A1"]})));
         assert!(poll_once(gone.as_mut()).await.is_pending());
     }
-    // A hold is read by its show's writer, after the writes queued before
-    // it are durable (seat maps are read from what was published, without
-    // waiting for the writer).
+    // The writer answers after the writes queued before are durable (seat
+    // maps are read from what it published, without waiting for it).
+    let x = app.state.engines.show("x").await.unwrap().unwrap();
+    assert_eq!(x.version().await.unwrap().value, 1, "the hold was committed");
+    let map = app.get("/api/shows/x/seats").await;
+    assert_eq!(map.body["version"], 1, "and published: {map:?}");
+
     let read = app.call("GET", "/api/holds/hold-gone-1", Some(&ann), None).await;
     assert_eq!((read.status.as_u16(), read.body["status"].as_str()), (200, Some("HELD")), "{read:?}");
-    let x = app.get("/api/shows/x/seats").await;
-    assert_eq!(x.body["version"], 1, "the hold was committed: {x:?}");
     assert_eq!(listed_ids(&app.call("GET", "/api/holds", Some(&ann), None).await), ["hold-gone-1"]);
     let mismatch = app.hold(&bob, "y", json!({"holdId": "hold-gone-1", "seats": ["A1"]})).await;
     assert_error(&mismatch, 409, "idempotency_mismatch");
