@@ -138,11 +138,17 @@ async fn resume_elsewhere(a: &Api, b: &Api) -> anyhow::Result<()> {
             held.expect(201, &format!("the hold of D{seat} on A"))?;
             deadlines.push((format!("D{seat}"), held.int("expiresAt")?));
         }
-        // A's viewer gets the first change, then loses its connection.
+        // A's viewer gets its first change event (it may carry several of
+        // the holds: API.md "Live changes (v4)"), then loses its connection.
         let first = next_event(&mut on_a, "A's viewer's change").await?;
-        ensure!(first.id == Some((version + 1).to_string()), "A's viewer's change {}: {first:?}", version + 1);
+        let seen = first.data["version"].as_i64().context("a change's version")?;
+        let follows = first.data["since"].as_i64().unwrap_or(seen - 1);
+        ensure!(
+            first.kind == "change" && follows <= version && seen > version && first.id == Some(seen.to_string()),
+            "A's viewer's first change after {version}: {first:?}"
+        );
         drop(on_a);
-        let (seen, last) = (version + 1, version + 4);
+        let last = version + 4;
 
         // Its reconnection lands on B: every change after the one it has, or a current snapshot.
         let mut on_b = b.events_after(THEATRE, Some(seen)).await?;
@@ -151,18 +157,30 @@ async fn resume_elsewhere(a: &Api, b: &Api) -> anyhow::Result<()> {
             ensure!(event.data["version"] == last, "B ({b_state}) resumed {seen} with an old snapshot: {event:?}");
             eprintln!("resumed after {seen} on B ({b_state}): a snapshot at {last}");
         } else {
-            let mut event = event;
-            for (n, (seat_id, deadline)) in deadlines.iter().enumerate().skip(1) {
-                let expected = version + 1 + n as i64;
+            let (mut event, mut known, mut shown) = (event, seen, std::collections::HashMap::new());
+            loop {
+                let at = event.data["version"].as_i64().context("a change's version")?;
+                let follows = event.data["since"].as_i64().unwrap_or(at - 1);
                 ensure!(
-                    event.kind == "change"
-                        && event.id == Some(expected.to_string())
-                        && event.data["seats"][0]["id"] == seat_id.as_str()
-                        && event.data["seats"][0]["holdExpiresAt"] == *deadline,
-                    "B ({b_state}) resuming after {seen}: expected change {expected} of {seat_id}, got {event:?}"
+                    event.kind == "change" && follows <= known && at > known,
+                    "B ({b_state}) resuming after {seen}: a change that does not follow v{known}: {event:?}"
                 );
-                if expected < last {
-                    event = next_event(&mut on_b, "B's replay").await?;
+                for fact in event.data["seats"].as_array().context("a change's seats")? {
+                    shown.insert(fact["id"].as_str().unwrap_or_default().to_owned(), fact["holdExpiresAt"].clone());
+                }
+                known = at;
+                if known >= last {
+                    break;
+                }
+                event = next_event(&mut on_b, "B's replay").await?;
+            }
+            ensure!(known == last, "B ({b_state}) resuming after {seen} went past v{last}: v{known}");
+            for (n, (seat_id, deadline)) in deadlines.iter().enumerate() {
+                if version + 1 + (n as i64) > seen {
+                    ensure!(
+                        shown.get(seat_id) == Some(&json!(deadline)),
+                        "B ({b_state}) resuming after {seen}: {seat_id} missing or not held until {deadline}: {shown:?}"
+                    );
                 }
             }
             eprintln!("resumed after {seen} on B ({b_state}): changes {} to {last} replayed", seen + 1);
@@ -176,6 +194,7 @@ async fn resume_elsewhere(a: &Api, b: &Api) -> anyhow::Result<()> {
         ensure!(
             live.kind == "change"
                 && live.id == Some((last + 1).to_string())
+                && live.data["since"].as_i64().unwrap_or(last) == last
                 && live.data["seats"][0]["id"] == format!("D{seat}"),
             "B ({b_state})'s live change after the resumption: {live:?}"
         );

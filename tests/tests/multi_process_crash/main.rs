@@ -259,6 +259,9 @@ async fn audit_database(database: &Database, holds: &[&Acked]) -> anyhow::Result
     Ok(arena.version)
 }
 
+/// The deadline key of a seat a change shows with no hold (sold or freed).
+const SETTLED: i64 = i64::MIN;
+
 /// B's viewer: every version, in order, up to the final one. Returns when
 /// each (seat, deadline) of a change arrived.
 async fn audit_viewer(
@@ -274,17 +277,21 @@ async fn audit_viewer(
         };
         let event = event.context("B's stream ended")?;
         let version = event.data["version"].as_i64().context("an event's version")?;
+        // A change may carry several (API.md "Live changes (v4)"): it
+        // follows its `since`, else the version before it.
+        let follows = event.data["since"].as_i64().unwrap_or(version - 1);
         match (event.kind.as_str(), last) {
             ("snapshot", _) => snapshots += 1,
-            ("change", Some(previous)) if version == previous + 1 => changes += 1,
+            ("change", Some(previous)) if version > previous && follows <= previous => changes += 1,
             ("change", Some(previous)) if version > previous => gaps.push((previous, version)),
             _ => anyhow::bail!("B's viewer got {} {version} after {last:?}", event.kind),
         }
         last = Some(version);
         for seat in event.data["seats"].as_array().filter(|_| event.kind == "change").into_iter().flatten() {
-            if let (Some(id), Some(deadline)) = (seat["id"].as_str(), seat["holdExpiresAt"].as_i64()) {
-                arrivals.entry((id.to_owned(), deadline)).or_insert(event.arrived);
-            }
+            let Some(id) = seat["id"].as_str() else { continue };
+            // A hold settled within the tick it was made in shows only as settled.
+            let deadline = seat["holdExpiresAt"].as_i64().unwrap_or(SETTLED);
+            arrivals.entry((id.to_owned(), deadline)).or_insert(event.arrived);
         }
     }
     eprintln!("B's viewer: {snapshots} snapshot(s), {changes} changes in order, gaps {gaps:?}");
@@ -304,6 +311,7 @@ fn latencies(
         for (seat, deadline, _, answered) in granted.iter().filter(|g| g.2 == by_a) {
             let arrived = arrivals
                 .get(&(seat.clone(), *deadline))
+                .or_else(|| arrivals.get(&(seat.clone(), SETTLED)))
                 .with_context(|| format!("B's viewer never saw the hold of {seat} until {deadline}"))?;
             times.push(arrived.saturating_duration_since(*answered));
         }
