@@ -23,7 +23,10 @@
 //!   `--sample-every N`, `--alone-seconds N`, `--alone-bases URL[,URL…]`,
 //!   `--probes N`, `--format compact|json` (the customers' seat maps and
 //!   streams; compact, as the web app, by default), `--tick MS` (the
-//!   servers' tick, for the change-to-viewer targets; 250).
+//!   servers' tick, for the change-to-viewer targets; 250), `--waiting-room
+//!   on` (the storm through a waiting room, `onsale/waiting.rs`) with
+//!   `--admit-per-minute N` (6,000) and `--opens-in S` (5: seconds from the
+//!   first arrival to `opensAt`).
 //! - `queue`: issue 28's waiting room under a sale's opening (`queue/mod.rs`):
 //!   `--sessions N` join a show's pre-queue, `--streams N` listen to its
 //!   progress across `opensAt`; `--join-seconds N` (the joins' time before
@@ -113,6 +116,7 @@ const SHOW_ID: &str = "flash-sale";
 const USAGE: &str = "usage: flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--workload sale|churn|time|onsale|queue] \
                      [--sessions N | --customers N] [--concurrency N] [--seconds N] [--webhook on] [--pids P,P] [--label L] \
                      [--save FILE] [--beside FILE] [--sample-every N] [--alone-seconds N] [--alone-bases URLS] [--probes N] [--format compact|json] [--tick MS] \
+                     [--waiting-room on|off] [--admit-per-minute N] [--opens-in S] \
                      [--streams N] [--join-seconds N] [--join-cost N]";
 
 fn parse_args() -> anyhow::Result<(Plan, String)> {
@@ -162,6 +166,15 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
                 let bases = value.split(',').map(|base| base.trim_end_matches('/').to_owned()).collect();
                 plan.onsale.alone_bases = Some(bases);
             }
+            "--waiting-room" => {
+                plan.onsale.waiting_room = match value.as_str() {
+                    "on" => Some(plan.onsale.waiting_room.unwrap_or_default()),
+                    "off" => None,
+                    other => anyhow::bail!("--waiting-room is on or off, not {other:?}"),
+                }
+            }
+            "--admit-per-minute" => room(&mut plan).admit_per_minute = value.parse()?,
+            "--opens-in" => room(&mut plan).opens_in = Duration::from_secs(value.parse()?),
             "--streams" => plan.queue.streams = value.parse()?,
             "--join-seconds" => plan.queue.join_seconds = Some(value.parse()?),
             "--join-cost" => plan.queue.join_cost = value.parse()?,
@@ -181,6 +194,11 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
     Ok((plan, token.clone()))
 }
 
+/// The on-sale storm's waiting room, on once one of its settings is given.
+fn room(plan: &mut Plan) -> &mut onsale::waiting::Room {
+    plan.onsale.waiting_room.get_or_insert_default()
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let (plan, admin_token) = parse_args()?;
@@ -189,7 +207,7 @@ async fn main() -> anyhow::Result<()> {
         return load::ceiling(&plan).await.map(|report| report.print_ceiling(&plan));
     }
     if plan.workload == Workload::Onsale {
-        return onsale::run(&plan, &plan.onsale).await;
+        return onsale::run(&plan, &plan.onsale, &admin_token).await;
     }
     if plan.workload == Workload::Queue {
         return queue::run(&plan, &admin_token).await;

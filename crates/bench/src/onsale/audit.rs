@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 use seat_state::wire::{SeatMap, SeatOrder};
 use serde_json::Value;
 
+use super::Held;
 use super::stream::Seen;
 use super::viewer::ViewerMap;
-use super::{Held, SHOW};
 
 /// One line saying what held, or the first thing that did not.
-pub async fn check(bases: &[String], holds: &[Held]) -> Result<String, String> {
+pub async fn check(bases: &[String], show: &str, holds: &[Held]) -> Result<String, String> {
     let mut held_once = HashSet::new();
     for seat in holds.iter().flat_map(|held| &held.seats) {
         if !held_once.insert(seat.as_str()) {
@@ -33,7 +33,7 @@ pub async fn check(bases: &[String], holds: &[Held]) -> Result<String, String> {
     let still_held = seats(|held| !held.confirmed() && !held.released);
     let mut versions = Vec::new();
     for base in bases {
-        let map = settled_map(base, bases).await?;
+        let map = settled_map(base, bases, show).await?;
         versions.push(map["version"].as_i64().unwrap_or_default());
         let now = map["serverTime"].as_i64().unwrap_or_default();
         let sold = crate::sold::sold_seats(&map);
@@ -72,9 +72,9 @@ pub async fn check(bases: &[String], holds: &[Held]) -> Result<String, String> {
 
 /// The full seat map of `base`, once every process has the same version
 /// (another process's commits reach it by catch-up; at most 10 s).
-async fn settled_map(base: &str, bases: &[String]) -> Result<Value, String> {
+async fn settled_map(base: &str, bases: &[String], show: &str) -> Result<Value, String> {
     let get = async |base: &str| -> Result<Value, String> {
-        let url = format!("{base}/api/shows/{SHOW}/seats");
+        let url = format!("{base}/api/shows/{show}/seats");
         let answer = reqwest::get(&url).await.map_err(|e| format!("{url}: {e}"))?;
         answer.json().await.map_err(|e| format!("{url}: {e}"))
     };
@@ -95,13 +95,13 @@ async fn settled_map(base: &str, bases: &[String]) -> Result<Value, String> {
 /// Every sample stream still open at the end: its map is at its process's
 /// version and shows every seat as `GET …/seats` does (sold, held until
 /// the same deadline, or free, as of that map's `serverTime`; blocked or not).
-pub async fn viewers(seen: &[Seen], order: &SeatOrder) -> Result<String, String> {
+pub async fn viewers(seen: &[Seen], order: &SeatOrder, show: &str) -> Result<String, String> {
     let mut maps: BTreeMap<&str, (ViewerMap, i64)> = BTreeMap::new();
     let mut checked = 0;
     for stream in seen.iter().filter(|stream| stream.sample && stream.opened.is_some() && stream.lost.is_none()) {
         let viewer = stream.map.as_ref().ok_or("a sample stream ended without a map")?;
         if !maps.contains_key(stream.base.as_str()) {
-            let url = format!("{}/api/shows/{SHOW}/seats", stream.base);
+            let url = format!("{}/api/shows/{show}/seats", stream.base);
             let answer = reqwest::get(&url).await.map_err(|e| format!("{url}: {e}"))?;
             let map: SeatMap = answer.json().await.map_err(|e| format!("{url}: {e}"))?;
             let read = ViewerMap::of_map(&map, order).map_err(|e| format!("{url}: {e}"))?;

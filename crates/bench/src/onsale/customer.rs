@@ -14,11 +14,11 @@ use hyper::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, HeaderName, HeaderVa
 
 use super::steps::{Latencies, Step};
 use super::stream::{self, Ask};
-use super::{Held, Made, SHOW, Storm};
+use super::{Held, Made, Storm};
 use crate::http::{Answer, Connection, bearer};
 
 /// What the storm's customers send, as a browser does.
-fn accept_encoding() -> (HeaderName, HeaderValue) {
+pub fn accept_encoding() -> (HeaderName, HeaderValue) {
     (ACCEPT_ENCODING, HeaderValue::from_static("br, gzip"))
 }
 
@@ -38,29 +38,44 @@ pub async fn visit(storm: Arc<Storm>, n: usize) {
     storm.record(latencies, outcome);
 }
 
+/// The visit on one connection of its pool; through the waiting room, the
+/// connection given back while it waits and another taken once admitted.
 async fn steps(storm: &Storm, n: usize, latencies: &mut Latencies) -> anyhow::Result<Visit> {
     let pool = storm.pool(n);
-    let mut connection = pool.take().await.map_err(|error| anyhow::anyhow!("connect: {error}"))?;
-    let outcome = requests(storm, n, &mut connection, latencies).await;
+    let take = async || pool.take().await.map_err(|error| anyhow::anyhow!("connect: {error}"));
+    let mut connection = take().await?;
+    let outcome = match arrive(storm, n, &mut connection, latencies).await {
+        Ok(token) if storm.opening.is_some() => {
+            pool.give(connection);
+            let queued = super::waiting::admitted(storm, n, &token, latencies).await?;
+            storm.record_queued(queued);
+            connection = take().await?;
+            buy(storm, n, &mut connection, latencies, token).await
+        }
+        Ok(token) => buy(storm, n, &mut connection, latencies, token).await,
+        Err(error) => Err(error),
+    };
     pool.give(connection);
     outcome
 }
 
-async fn requests(
+/// Page, definition, map, clock, session and live stream: the session's token.
+async fn arrive(
     storm: &Storm,
     n: usize,
     connection: &mut Connection,
     latencies: &mut Latencies,
-) -> anyhow::Result<Visit> {
+) -> anyhow::Result<String> {
     let compressed = [accept_encoding()];
     let page = [accept_encoding(), (ACCEPT, HeaderValue::from_static("text/html"))];
     let first = Instant::now();
     let mut get = async |step: Step, path: &str, headers: &[(HeaderName, HeaderValue)]| {
         call(connection, latencies, step, Method::GET, path, headers, None, 200).await
     };
-    get(Step::Page, &format!("/shows/{SHOW}"), &page).await?;
-    get(Step::Definition, &format!("/api/shows/{SHOW}"), &compressed).await?;
-    let map = get(Step::SeatMap, &format!("/api/shows/{SHOW}/seats{}", storm.form.query()), &compressed).await?;
+    let show = &storm.show;
+    get(Step::Page, &format!("/shows/{show}"), &page).await?;
+    get(Step::Definition, &format!("/api/shows/{show}"), &compressed).await?;
+    let map = get(Step::SeatMap, &format!("/api/shows/{show}/seats{}", storm.form.query()), &compressed).await?;
     latencies.add(Step::PageDefinitionMap, first);
     let sample = n.is_multiple_of(storm.sample_every);
     if sample {
@@ -79,7 +94,7 @@ async fn requests(
     let sent = Instant::now();
     let (head, task) = stream::open(Ask {
         base: storm.pool(n).base().to_owned(),
-        path: format!("/api/shows/{SHOW}/events{}", storm.form.query()),
+        path: format!("/api/shows/{show}/events{}", storm.form.query()),
         token: token.clone(),
         sample,
         watch: stream::Watch::Seats { order: Arc::clone(&storm.order), form: storm.form },
@@ -96,12 +111,22 @@ async fn requests(
         Ok(Err(_)) => anyhow::bail!("stream: ended before its head"),
         Err(_) => anyhow::bail!("stream: no head in 60 s"),
     }
+    Ok(token)
+}
 
+/// Holds best 2 and confirms 60 % of the holds.
+async fn buy(
+    storm: &Storm,
+    n: usize,
+    connection: &mut Connection,
+    latencies: &mut Latencies,
+    token: String,
+) -> anyhow::Result<Visit> {
     let auth = [accept_encoding(), (AUTHORIZATION, bearer(&token)?)];
     let open_streams = storm.open.load(std::sync::atomic::Ordering::Relaxed);
     let sent = Instant::now();
     let body = Bytes::from_static(br#"{"best":{"count":2}}"#);
-    let holds = format!("/api/shows/{SHOW}/holds");
+    let holds = format!("/api/shows/{}/holds", storm.show);
     let answer = send(connection, latencies, Step::Hold, Method::POST, &holds, &auth, Some(body)).await?;
     let answered = Instant::now();
     let hold = answer.json();

@@ -77,6 +77,9 @@ impl Figures {
         );
         for step in Step::ALL {
             let (count, p50, p99, max) = told.latencies.summary(step);
+            if count == 0 && step.queued_only() {
+                continue;
+            }
             let target = match step {
                 Step::PageDefinitionMap => Some(Target::Below(1000.0)),
                 Step::Hold => Some(Target::Below(100.0)),

@@ -16,6 +16,11 @@
 //!    every sampled viewer's map (snapshot + events) against `GET …/seats`;
 //! 5. the figures, each with its target (`figures.rs`).
 //!
+//! With `--waiting-room on` the storm is through the waiting room
+//! (`waiting.rs`): a copy of the arena with `onSale`, each customer joining
+//! its queue after opening the stream and holding once admitted; the
+//! queue's figures follow the storm's.
+//!
 //! Server CPU, memory and write bytes come from `/proc/<pid>` of `--pids`.
 
 mod audit;
@@ -28,6 +33,7 @@ pub mod process;
 pub mod steps;
 pub mod stream;
 pub mod viewer;
+pub mod waiting;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -71,6 +77,8 @@ pub struct Options {
     /// storm's): an allocator keeps what a burst of page loads used, which
     /// would hide the streams' memory.
     pub alone_bases: Option<Vec<String>>,
+    /// The storm through the waiting room, with its settings.
+    pub waiting_room: Option<waiting::Room>,
 }
 
 impl Default for Options {
@@ -86,6 +94,7 @@ impl Default for Options {
             beside: None,
             probes: 20,
             alone_bases: None,
+            waiting_room: None,
         }
     }
 }
@@ -132,11 +141,16 @@ pub struct Told {
     pub holds: Vec<Held>,
     pub sold_out: u64,
     pub finished: u64,
+    /// Through the waiting room: each admitted customer's way through the queue.
+    pub queued: Vec<waiting::Queued>,
 }
 
 /// Shared by every customer of one storm.
 pub struct Storm {
     pools: Vec<Pool>,
+    /// The show the customers buy from: the arena, or its copy with a waiting room.
+    show: String,
+    opening: Option<waiting::Opening>,
     /// The arena's seats in definition order: compact frames name seats by position.
     order: Arc<SeatOrder>,
     form: Form,
@@ -164,6 +178,12 @@ impl Storm {
         }
     }
 
+    fn record_queued(&self, queued: waiting::Queued) {
+        if let Ok(mut told) = self.told.lock() {
+            told.queued.push(queued);
+        }
+    }
+
     fn record(&self, latencies: Latencies, outcome: anyhow::Result<customer::Visit>) {
         let Ok(mut told) = self.told.lock() else { return };
         told.latencies.extend(latencies);
@@ -182,7 +202,7 @@ impl Storm {
 }
 
 /// Runs every phase and prints the figures.
-pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
+pub async fn run(plan: &Plan, options: &Options, admin_token: &str) -> anyhow::Result<()> {
     let open_files = process::raise_open_files()?;
     println!(
         "on-sale storm ({}) on {}: {} customers over {} s against {}, {} seat maps and streams, tick {} ms; \
@@ -195,8 +215,16 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
         options.form.name(),
         options.tick_ms
     );
-    let order = Arc::new(seat_order(&plan.bases[0]).await?);
-    let label = format!("{}, {}", options.label, options.form.name());
+    let label = match options.waiting_room {
+        Some(room) => format!(
+            "{}, {}, through the waiting room ({} a minute, opensAt {} s after the first arrival)",
+            options.label,
+            options.form.name(),
+            room.admit_per_minute,
+            room.opens_in.as_secs()
+        ),
+        None => format!("{}, {}", options.label, options.form.name()),
+    };
     let mut figures = crate::figures::Figures::new("onsale", &label, "customers", plan.sessions);
     // A stream is a socket, beside the request connections and the rest.
     if (open_files as usize) < plan.sessions + 1_000 {
@@ -216,11 +244,21 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
     figures.ceiling(time_per_second, plan.concurrency);
     let loads = cold::page_loads(&alone_bases, plan.concurrency, alone, options.form.query()).await?;
     figures.cold_loads(&loads, time_per_second, plan.concurrency);
-    warm_up(&plan.bases, options.form.query()).await?;
+    let (show, opening, first_arrival) = match options.waiting_room {
+        Some(room) => {
+            let (opening, first_arrival) = waiting::create(&plan.bases[0], admin_token, room).await?;
+            (waiting::QUEUED_SHOW, Some(opening), Some(first_arrival))
+        }
+        None => (SHOW, None, None),
+    };
+    warm_up(&plan.bases, show, options.form.query()).await?;
+    let order = Arc::new(seat_order(&plan.bases[0], show).await?);
 
     let (stop, _) = watch::channel(false);
     let storm = Arc::new(Storm {
         pools: plan.bases.iter().map(|base| Pool::new(base)).collect(),
+        show: show.to_owned(),
+        opening,
         order,
         form: options.form,
         stop,
@@ -239,6 +277,9 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
         process::own_cpu_seconds()?,
         process::written_bytes(pids),
     );
+    if let Some(first_arrival) = first_arrival {
+        tokio::time::sleep_until(first_arrival.into()).await;
+    }
     println!("    the storm starts: {} customers arriving over {} s", plan.sessions, plan.duration.as_secs());
     let clock = stream::WallClock::now();
     let storm_started = Instant::now();
@@ -264,14 +305,14 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
             held.released = true;
         }
     }
-    let audit = audit::check(&plan.bases, &told.holds).await;
+    let audit = audit::check(&plan.bases, show, &told.holds).await;
     storm.stop.send_replace(true);
     let tasks = std::mem::take(&mut *storm.streams.lock().map_err(|_| anyhow::anyhow!("a customer panicked"))?);
     let mut seen = Vec::with_capacity(tasks.len());
     for task in tasks {
         seen.push(task.await?);
     }
-    let viewers = audit::viewers(&seen, &storm.order).await;
+    let viewers = audit::viewers(&seen, &storm.order, show).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     let rss_closed = process::resident_bytes(pids)?;
 
@@ -296,14 +337,17 @@ pub async fn run(plan: &Plan, options: &Options) -> anyhow::Result<()> {
         audit,
         viewers,
     });
+    if let Some(opening) = &storm.opening {
+        figures.waiting_room(opening, &told.queued);
+    }
     figures.report(options.save.as_deref(), options.beside.as_deref())
 }
 
 /// One page load on every storm process before its memory is read: the
 /// arena is loaded and its page rendered, as before any sale.
-async fn warm_up(bases: &[String], query: &str) -> anyhow::Result<()> {
+async fn warm_up(bases: &[String], show: &str, query: &str) -> anyhow::Result<()> {
     for base in bases {
-        for path in [format!("/shows/{SHOW}"), format!("/api/shows/{SHOW}"), format!("/api/shows/{SHOW}/seats{query}")]
+        for path in [format!("/shows/{show}"), format!("/api/shows/{show}"), format!("/api/shows/{show}/seats{query}")]
         {
             reqwest::get(format!("{base}{path}")).await?.error_for_status()?.bytes().await?;
         }
@@ -313,8 +357,8 @@ async fn warm_up(bases: &[String], query: &str) -> anyhow::Result<()> {
 
 /// The arena's seats in definition order, from its definition as customers
 /// read it (`GET /api/shows/{id}`): what compact frames and maps name by position.
-async fn seat_order(base: &str) -> anyhow::Result<SeatOrder> {
-    let show: ShowDocument = reqwest::get(format!("{base}/api/shows/{SHOW}")).await?.error_for_status()?.json().await?;
+async fn seat_order(base: &str, show: &str) -> anyhow::Result<SeatOrder> {
+    let show: ShowDocument = reqwest::get(format!("{base}/api/shows/{show}")).await?.error_for_status()?.json().await?;
     Ok(SeatOrder::of_document(&show))
 }
 

@@ -12,12 +12,16 @@ pub enum Step {
     Session,
     /// Request sent → the stream's `200` head in.
     Stream,
+    /// The waiting room's: `POST …/queue`.
+    Join,
+    /// The waiting room's: each `GET …/queue` until admitted.
+    QueueRead,
     Hold,
     Confirm,
 }
 
 impl Step {
-    pub const ALL: [Step; 9] = [
+    pub const ALL: [Step; 11] = [
         Step::Page,
         Step::Definition,
         Step::SeatMap,
@@ -25,6 +29,8 @@ impl Step {
         Step::Time,
         Step::Session,
         Step::Stream,
+        Step::Join,
+        Step::QueueRead,
         Step::Hold,
         Step::Confirm,
     ];
@@ -38,6 +44,8 @@ impl Step {
             Step::Time => "GET /api/time (3 each)",
             Step::Session => "POST /api/sessions",
             Step::Stream => "live stream: head in",
+            Step::Join => "POST …/queue (join)",
+            Step::QueueRead => "GET …/queue (until admitted)",
             Step::Hold => "POST hold best 2",
             Step::Confirm => "POST confirm (60 %)",
         }
@@ -53,9 +61,16 @@ impl Step {
             Step::Time => "time",
             Step::Session => "session",
             Step::Stream => "stream",
+            Step::Join => "join",
+            Step::QueueRead => "queueRead",
             Step::Hold => "hold",
             Step::Confirm => "confirm",
         }
+    }
+
+    /// Only a storm through the waiting room takes it.
+    pub fn queued_only(self) -> bool {
+        matches!(self, Step::Join | Step::QueueRead)
     }
 
     fn index(self) -> usize {

@@ -13,7 +13,10 @@
 //! at 20,000, without a target), `--seconds N` (60: the arrival window),
 //! `--tick MS` (the servers' `--tick`, 250: the change-to-viewer targets are
 //! a tick + 250 ms), `--database sqlite|postgres` (only that storm),
-//! `--processes N`, `--no-browser`; others go to `flash-sale` as they are
+//! `--processes N`, `--no-browser`, `--waiting-room` (the storm through the
+//! waiting room: a copy of the arena with `onSale`, each customer joining
+//! its queue and holding once admitted; `--admit-per-minute N`, 6,000, and
+//! `--opens-in S`, 5, go with it); others go to `flash-sale` as they are
 //! (`--format json` for the JSON seat maps and streams instead of the web
 //! app's compact ones, `--sample-every`, `--probes`, `--alone-seconds`).
 
@@ -30,6 +33,8 @@ struct Ask {
     tick_ms: String,
     stores: Stores,
     browser: bool,
+    /// The storm through the waiting room.
+    waiting_room: bool,
     /// Flags passed to `flash-sale` as they are.
     rest: Vec<String>,
 }
@@ -41,6 +46,7 @@ fn parse(args: &[String]) -> Result<Ask, String> {
         tick_ms: "250".into(),
         stores: Stores::default(),
         browser: true,
+        waiting_room: false,
         rest: Vec::new(),
     };
     let mut flags = args.iter();
@@ -55,6 +61,7 @@ fn parse(args: &[String]) -> Result<Ask, String> {
                 ask.tick_ms = tick;
             }
             "--no-browser" => ask.browser = false,
+            "--waiting-room" => ask.waiting_room = true,
             other if ask.stores.take(other, &mut value)? => {}
             _ => ask.rest.push(flag.clone()),
         }
@@ -106,11 +113,16 @@ fn storm(ask: &Ask, databases: &[String; 2], processes: usize, label: &str, extr
     let caps = (ask.customers.parse::<usize>().unwrap_or(10_000) * 2).max(20_000).to_string();
     let web = web_dist().display().to_string();
     let tick = format!("{}ms", ask.tick_ms);
-    let serve: Vec<&str> =
+    let mut serve: Vec<&str> =
         vec!["--web", &web, "--demo", "--tick", &tick, "--max-streams", &caps, "--max-streams-per-address", &caps];
+    // Every customer comes from 127.0.0.1: the per-address places would measure themselves.
+    if ask.waiting_room {
+        serve.extend(["--queue-places-per-address", &caps]);
+    }
     let alone = Servers::start_with(&databases[1], processes, &serve)?;
     let servers = Servers::start_with(&databases[0], processes, &serve)?;
-    let step = Step::start(&format!("on-sale storm, {label}, against {}", servers.bases.join(", ")));
+    let through = if ask.waiting_room { " through the waiting room" } else { "" };
+    let step = Step::start(&format!("on-sale storm{through}, {label}, against {}", servers.bases.join(", ")));
     let pids: Vec<String> = servers.pids().iter().map(u32::to_string).collect();
     let mut flags: Vec<String> =
         ["--workload", "onsale", "--customers", &ask.customers, "--seconds", &ask.seconds, "--tick", &ask.tick_ms]
@@ -118,6 +130,9 @@ fn storm(ask: &Ask, databases: &[String; 2], processes: usize, label: &str, extr
             .to_vec();
     flags.extend(["--pids".into(), pids.join(","), "--label".into(), label.into()]);
     flags.extend(["--alone-bases".into(), alone.bases.join(",")]);
+    if ask.waiting_room {
+        flags.extend(["--waiting-room".into(), "on".into()]);
+    }
     flags.extend(extra.iter().cloned());
     flags.extend(ask.rest.iter().cloned());
     flash_sale_json(&servers, &flags)?;
