@@ -137,10 +137,16 @@ impl Pushpin {
     pub fn kill(&mut self) {
         if let Some(mut process) = self.process.take() {
             // Its children first found, then all killed together.
-            let mut pids: Vec<String> = family(process.id()).iter().map(u32::to_string).collect();
-            pids.push(process.id().to_string());
-            let _ = Command::new("kill").arg("-KILL").args(&pids).status();
+            let mut pids = family(process.id());
+            pids.push(process.id());
+            let _ = Command::new("kill").arg("-KILL").args(pids.iter().map(u32::to_string)).status();
             let _ = process.wait();
+            // A restart starts only once every one of them is gone (zurl
+            // holds no port to tell by; under load one outlived the kill).
+            let started = Instant::now();
+            while started.elapsed() < PATIENCE && pids.iter().any(|pid| alive(*pid)) {
+                std::thread::sleep(Duration::from_millis(20));
+            }
         }
     }
 
@@ -195,6 +201,14 @@ impl Pushpin {
             })
             .sum()
     }
+}
+
+/// Whether `pid` is still a process that has not exited (a zombie has).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().next().map(str::to_owned)))
+        .is_some_and(|state| state != "Z" && state != "X")
 }
 
 /// Every descendant of `pid`, from `/proc/*/stat` (`pid (comm) state ppid …`).
