@@ -151,7 +151,8 @@ fn live_event_schema() -> Value {
             "data": {"type": "string", "contentMediaType": "application/json",
                      "contentSchema": {"$ref": format!("#/components/schemas/{schema}")}}}})
     };
-    json!({"oneOf": [
+    // `anyOf`: a map with no seats listed fits both forms.
+    json!({"anyOf": [
         event("snapshot", "SeatMap"),
         event("change", "ChangeEvent"),
         event("snapshot", "CompactMap"),
@@ -190,7 +191,7 @@ fn complete_responses(path: &str, operation: &mut Value) {
         && let Some(map) = operation.pointer_mut("/responses/200/content/application~1json")
     {
         map["schema"] =
-            json!({"oneOf": [{"$ref": "#/components/schemas/SeatMap"}, {"$ref": "#/components/schemas/CompactMap"}]});
+            json!({"anyOf": [{"$ref": "#/components/schemas/SeatMap"}, {"$ref": "#/components/schemas/CompactMap"}]});
     }
     let Some(responses) = operation["responses"].as_object_mut() else { return };
     let mut add = |status: &str, description: &str| {
