@@ -19,6 +19,7 @@ pub mod nginx;
 pub mod postgres;
 pub mod pushpin;
 pub mod server;
+pub mod viewer;
 
 use std::path::PathBuf;
 use std::time::Duration;

@@ -6,111 +6,17 @@
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-use std::collections::BTreeMap;
-
 use anyhow::Context;
-use seat_state::wire::{ChangeEvent, CompactChange, CompactMap, SeatMap, SeatOrder, ShowDocument};
-use seathold_system_tests::api::{Api, Event, EventStream, one_row};
+use seat_state::wire::{SeatMap, SeatOrder, ShowDocument};
+use seathold_system_tests::api::{Api, one_row};
+use seathold_system_tests::viewer::Viewer;
 use seathold_system_tests::{PATIENCE, Server};
-use serde_json::{Value, json};
+use serde_json::json;
 
 const SHOW: &str = "storm";
 const SEATS: usize = 60;
 const CUSTOMERS: usize = 8;
 const ROUNDS: usize = 40;
-
-/// What a viewer shows: each seat's and area's public facts, and the
-/// version they are at.
-#[derive(Debug, Default)]
-struct Viewer {
-    /// The show's seats: a `?only=taken` snapshot lists only taken ones.
-    order: SeatOrder,
-    compact: bool,
-    version: Option<i64>,
-    seats: BTreeMap<String, (bool, Option<i64>, bool)>,
-    areas: BTreeMap<String, Value>,
-    events: usize,
-}
-
-impl Viewer {
-    fn take(&mut self, event: &Event) -> anyhow::Result<()> {
-        self.events += 1;
-        match (event.kind.as_str(), self.compact) {
-            ("snapshot", false) => {
-                let map: SeatMap = serde_json::from_value(event.data.clone())?;
-                self.snapshot(map.with_free_seats(self.order.ids()))
-            }
-            ("snapshot", true) => {
-                let compact: CompactMap = serde_json::from_value(event.data.clone())?;
-                let map = compact.decode(&self.order).map_err(anyhow::Error::msg)?;
-                self.snapshot(map.with_free_seats(self.order.ids()))
-            }
-            ("change", false) => self.change(serde_json::from_value(event.data.clone())?),
-            ("change", true) => {
-                let compact: CompactChange = serde_json::from_value(event.data.clone())?;
-                self.change(compact.decode(&self.order).map_err(anyhow::Error::msg)?)
-            }
-            (kind, _) => anyhow::bail!("an unknown event {kind}"),
-        }
-    }
-
-    fn snapshot(&mut self, map: SeatMap) -> anyhow::Result<()> {
-        self.seats.clear();
-        self.areas.clear();
-        self.facts(map.seats, map.areas);
-        self.version = Some(map.version);
-        Ok(())
-    }
-
-    fn change(&mut self, change: ChangeEvent) -> anyhow::Result<()> {
-        let known = self.version.context("a change before any snapshot")?;
-        anyhow::ensure!(change.version > known, "v{} after v{known}: ids must rise", change.version);
-        anyhow::ensure!(
-            change.follows() <= known,
-            "v{} follows v{}, not v{known}: a gap",
-            change.version,
-            change.follows()
-        );
-        self.version = Some(change.version);
-        self.facts(change.seats, change.areas);
-        Ok(())
-    }
-
-    fn facts(&mut self, seats: Vec<seat_state::wire::SeatFact>, areas: Vec<seat_state::wire::AreaFact>) {
-        for seat in seats {
-            self.seats.insert(seat.id, (seat.sold, seat.hold_expires_at, seat.blocked));
-        }
-        for area in areas {
-            let holds: Vec<Value> = area.holds.iter().map(|h| json!([h.quantity, h.expires_at])).collect();
-            self.areas.insert(area.id, json!({"sold": area.sold, "holds": holds}));
-        }
-    }
-
-    /// Reads until the viewer is at `version`.
-    async fn catch_up(&mut self, stream: &mut EventStream, version: i64) -> anyhow::Result<()> {
-        while self.version.is_none_or(|known| known < version) {
-            let event = tokio::time::timeout(PATIENCE, stream.next()).await.context("an event in time")??;
-            self.take(&event.context("the stream ended")?)?;
-        }
-        Ok(())
-    }
-
-    /// Fails unless the viewer shows `map` (the server's `GET /seats`).
-    fn expect(&self, map: &SeatMap, name: &str) -> anyhow::Result<()> {
-        let mut want = Viewer::default();
-        want.snapshot(map.clone())?;
-        anyhow::ensure!(self.version == want.version, "{name}: at {:?}, the map at {:?}", self.version, want.version);
-        for (id, facts) in &want.seats {
-            anyhow::ensure!(
-                self.seats.get(id) == Some(facts),
-                "{name}: seat {id} is {:?}, the map says {facts:?}",
-                self.seats.get(id)
-            );
-        }
-        anyhow::ensure!(self.areas == want.areas, "{name}: areas {:?}, the map {:?}", self.areas, want.areas);
-        Ok(())
-    }
-}
 
 /// One customer's storm: holds of one to three seats (and sometimes area
 /// places), then confirm, release or keep, as fast as answers come.
@@ -156,7 +62,7 @@ async fn fast_slow_resuming_and_compact_viewers_converge_on_the_seat_map_under_a
     let (mut compact_events, compact_reader) = api.events_with(SHOW, "?format=compact", None).await?.forward();
     let mut slow_stream = api.events_with(SHOW, "?only=taken", None).await?;
     let mut resuming_stream = api.events_with(SHOW, "", None).await?;
-    let viewer = |compact| Viewer { order: order.clone(), compact, ..Viewer::default() };
+    let viewer = |compact| Viewer::new(order.clone(), compact);
     let (mut fast, mut compact, mut slow, mut resuming) = (viewer(false), viewer(true), viewer(false), viewer(false));
 
     let storm: Vec<_> = (0..CUSTOMERS).map(|n| tokio::spawn(customer(api.clone(), n))).collect();
@@ -181,15 +87,25 @@ async fn fast_slow_resuming_and_compact_viewers_converge_on_the_seat_map_under_a
             let event = tokio::time::timeout(PATIENCE, events.recv()).await.context("an event in time")?;
             viewer.take(&event.with_context(|| format!("the {name} stream ended"))?)?;
         }
-        viewer.expect(&map, name)?;
+        if let Some(why) = viewer.differs(&map) {
+            anyhow::bail!("{name}: {why}");
+        }
     }
     slow.catch_up(&mut slow_stream, map.version).await?;
-    slow.expect(&map, "slow")?;
+    if let Some(why) = slow.differs(&map) {
+        anyhow::bail!("slow: {why}");
+    }
     resuming.catch_up(&mut resumed, map.version).await?;
-    resuming.expect(&map, "resuming")?;
+    if let Some(why) = resuming.differs(&map) {
+        anyhow::bail!("resuming: {why}");
+    }
     println!(
         "{} changes; events received: fast {}, compact {}, slow {}, resuming {}",
-        map.version, fast.events, compact.events, slow.events, resuming.events
+        map.version,
+        fast.snapshots + fast.changes,
+        compact.snapshots + compact.changes,
+        slow.snapshots + slow.changes,
+        resuming.snapshots + resuming.changes
     );
     fast_reader.abort();
     compact_reader.abort();

@@ -12,111 +12,24 @@
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use seat_state::wire::{ChangeEvent, CompactChange, CompactMap, SeatMap, SeatOrder, ShowDocument};
-use serde_json::{Value, json};
+use seat_state::wire::{SeatMap, SeatOrder, ShowDocument};
+use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use seathold_system_tests::PATIENCE;
-use seathold_system_tests::api::{Api, Event, EventStream, one_row};
+use seathold_system_tests::api::{Api, EventStream, one_row};
 use seathold_system_tests::pushpin::Pushpin;
 use seathold_system_tests::server::{Server, database_url, logs, run_binary};
+use seathold_system_tests::viewer::Viewer;
 
 const SHOW: &str = "grip";
 const SEATS: usize = 300;
 const KEY: &str = "grip-test-key-0123456789abcdef";
-
-/// What a viewer shows: each seat's and area's public facts, the version
-/// they are at, and what it took.
-#[derive(Debug, Default)]
-struct Viewer {
-    order: SeatOrder,
-    compact: bool,
-    version: Option<i64>,
-    seats: BTreeMap<String, (bool, Option<i64>, bool)>,
-    areas: BTreeMap<String, Value>,
-    snapshots: usize,
-    changes: usize,
-}
-
-impl Viewer {
-    fn take(&mut self, event: &Event) -> anyhow::Result<()> {
-        match (event.kind.as_str(), self.compact) {
-            ("snapshot", false) => {
-                let map: SeatMap = serde_json::from_value(event.data.clone())?;
-                self.snapshot(map.with_free_seats(self.order.ids()))
-            }
-            ("snapshot", true) => {
-                let compact: CompactMap = serde_json::from_value(event.data.clone())?;
-                let map = compact.decode(&self.order).map_err(anyhow::Error::msg)?;
-                self.snapshot(map.with_free_seats(self.order.ids()))
-            }
-            ("change", false) => self.change(serde_json::from_value(event.data.clone())?),
-            ("change", true) => {
-                let compact: CompactChange = serde_json::from_value(event.data.clone())?;
-                self.change(compact.decode(&self.order).map_err(anyhow::Error::msg)?)
-            }
-            (kind, _) => anyhow::bail!("an unknown event {kind}"),
-        }
-    }
-
-    fn snapshot(&mut self, map: SeatMap) -> anyhow::Result<()> {
-        if let Some(known) = self.version {
-            anyhow::ensure!(map.version >= known, "a snapshot at v{} after v{known}: it went back", map.version);
-        }
-        self.snapshots += 1;
-        self.seats.clear();
-        self.areas.clear();
-        self.facts(map.seats, map.areas);
-        self.version = Some(map.version);
-        Ok(())
-    }
-
-    fn change(&mut self, change: ChangeEvent) -> anyhow::Result<()> {
-        let known = self.version.context("a change before any snapshot")?;
-        anyhow::ensure!(change.version > known, "v{} after v{known}: ids must rise", change.version);
-        anyhow::ensure!(
-            change.follows() <= known,
-            "v{} follows v{}, not v{known}: a gap (a lost publish served)",
-            change.version,
-            change.follows()
-        );
-        self.changes += 1;
-        self.version = Some(change.version);
-        self.facts(change.seats, change.areas);
-        Ok(())
-    }
-
-    fn facts(&mut self, seats: Vec<seat_state::wire::SeatFact>, areas: Vec<seat_state::wire::AreaFact>) {
-        for seat in seats {
-            self.seats.insert(seat.id, (seat.sold, seat.hold_expires_at, seat.blocked));
-        }
-        for area in areas {
-            let holds: Vec<Value> = area.holds.iter().map(|h| json!([h.quantity, h.expires_at])).collect();
-            self.areas.insert(area.id, json!({"sold": area.sold, "holds": holds}));
-        }
-    }
-
-    /// Whether the viewer shows `map` (the server's `GET /seats`); why not.
-    fn differs(&self, map: &SeatMap) -> Option<String> {
-        let mut want = Viewer::default();
-        want.snapshot(map.clone()).ok()?;
-        if self.version != want.version {
-            return Some(format!("at {:?}, the map at {:?}", self.version, want.version));
-        }
-        for (id, facts) in &want.seats {
-            if self.seats.get(id) != Some(facts) {
-                return Some(format!("seat {id} is {:?}, the map says {facts:?}", self.seats.get(id)));
-            }
-        }
-        (self.areas != want.areas).then(|| format!("areas {:?}, the map {:?}", self.areas, want.areas))
-    }
-}
 
 /// One viewer through Pushpin: its map, and how often its stream was cut.
 struct Watch {
@@ -410,7 +323,7 @@ async fn viewers_through_pushpin_converge_under_lost_publishes_an_origin_restart
         Arc::new(Watch {
             name,
             query,
-            viewer: Mutex::new(Viewer { order: order.clone(), compact, ..Viewer::default() }),
+            viewer: Mutex::new(Viewer::new(order.clone(), compact)),
             connections: AtomicUsize::new(0),
             fault: Mutex::new(None),
         })
