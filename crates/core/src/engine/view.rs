@@ -33,9 +33,6 @@ struct AreaSlot {
 pub struct Statics {
     pub show_id: String,
     pub order: SeatOrder,
-    /// Per seat: its channel's id and its access, as facts give them.
-    channel: Vec<Option<String>>,
-    access: Vec<Option<String>>,
     /// Per area: its id and capacity.
     areas: Vec<(String, i64)>,
 }
@@ -43,15 +40,12 @@ pub struct Statics {
 impl Statics {
     fn of(state: &ShowState) -> Self {
         let show = state.show();
+        // The seats' ids, channels and access, in definition order, as facts give them.
         let facts = state.seat_facts(None);
-        let channel: Vec<Option<String>> = facts.iter().map(|fact| fact.channel.clone()).collect();
-        let access: Vec<Option<String>> = facts.iter().map(|fact| fact.access.clone()).collect();
         let order = SeatOrder::new(facts.into_iter().map(|fact| (fact.id, fact.channel, fact.access)));
         Self {
             show_id: String::from(&show.id),
             order,
-            channel,
-            access,
             areas: show.areas.iter().map(|area| (String::from(&area.id), i64::from(area.capacity))).collect(),
         }
     }
@@ -139,16 +133,10 @@ impl MapView {
         }
     }
 
+    /// Seat `at`'s public fact: what never changes from the seat order.
     fn public_fact(&self, at: usize, slot: &SeatSlot) -> SeatFact {
-        SeatFact {
-            id: self.statics.order.id(at).to_owned(),
-            sold: slot.sold,
-            hold_expires_at: slot.hold_expires_at,
-            mine: None,
-            blocked: slot.blocked,
-            channel: self.statics.channel[at].clone(),
-            access: self.statics.access[at].clone(),
-        }
+        let fixed = self.statics.order.seat(at as u32).unwrap_or_default();
+        SeatFact { sold: slot.sold, hold_expires_at: slot.hold_expires_at, blocked: slot.blocked, ..fixed }
     }
 
     /// The one `change` event that takes a viewer of `before` to this map:

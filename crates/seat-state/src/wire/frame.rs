@@ -155,6 +155,12 @@ impl SeatOrder {
         self.index.get(id).copied()
     }
 
+    /// The seat at `at` as a free seat's public fact: its id, channel and
+    /// access (`None` past the end).
+    pub fn seat(&self, at: u32) -> Option<SeatFact> {
+        self.fact(at).ok()
+    }
+
     fn fact(&self, at: u32) -> Result<SeatFact, CompactError> {
         let at = at as usize;
         let id = self.ids.get(at).ok_or_else(|| CompactError(format!("seat {at} is not in the show")))?;
