@@ -371,7 +371,8 @@ impl ShowActor {
     }
 
     /// A change now stored (by this process or another) reaches the index,
-    /// the live viewers and the show's clock floor.
+    /// the live viewers, the show's clock floor and the map readers get
+    /// (published by the caller, once for all it observed).
     pub(super) fn observe(&mut self, change: &Change, at: ServerMillis) {
         self.latest = self.latest.max(at);
         if let Change::Created { hold } = change
@@ -381,7 +382,6 @@ impl ShowActor {
         }
         self.events.publish(self.state.change_event(change, at));
         self.view.apply(Patch::of(&self.state, change));
-        self.publish_view();
         if let Some(hold) = retain::settles(change) {
             self.retire(std::iter::once((at, hold.clone())));
         }
@@ -413,7 +413,7 @@ impl ShowActor {
 
     /// Readers see the map as of the latest durable change, at this
     /// writer's latest instant.
-    fn publish_view(&mut self) {
+    pub(super) fn publish_view(&mut self) {
         self.view.at = self.latest;
         self.events.publish_view(self.view.clone());
     }
