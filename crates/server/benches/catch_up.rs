@@ -19,10 +19,10 @@ use tower::ServiceExt;
 
 use seat_state::Show;
 use seat_state::wire::ShowInput;
+use seathold_core::clock::SystemClock;
+use seathold_core::store::{PostgresStore, Store};
 use seathold_server::app::router;
-use seathold_server::clock::SystemClock;
 use seathold_server::state::AppState;
-use seathold_server::store::{PostgresStore, Store};
 
 const CUSTOMERS: usize = 32;
 const SEATS: usize = 2_000;
@@ -100,7 +100,7 @@ async fn main() -> anyhow::Result<()> {
     let show = Show::parse(&input)?;
     PostgresStore::open(&url)
         .await?
-        .create_show(&show, seathold_server::clock::Clock::now(&SystemClock::default()))
+        .create_show(&show, seathold_core::clock::Clock::now(&SystemClock::default()))
         .await?;
 
     let (a, b) = (process(&url).await?, process(&url).await?);

@@ -23,10 +23,10 @@ use tower::ServiceExt;
 
 use seat_state::wire::ShowInput;
 use seat_state::{Change, Hold, HoldId, HoldStatus, HolderId, SeatId, ServerMillis, Show};
+use seathold_core::clock::SystemClock;
+use seathold_core::store::{Durability, SqliteStore, Store, Transition};
 use seathold_server::app::router;
-use seathold_server::clock::SystemClock;
 use seathold_server::state::AppState;
-use seathold_server::store::{Durability, SqliteStore, Store, Transition};
 
 const SEATS: usize = 20_000;
 const SHOW: &str = "long-sale";
@@ -155,7 +155,7 @@ async fn measure_start(path: &str, first: bool) -> anyhow::Result<()> {
     // A load that replayed a long journal writes a checkpoint: wait for it,
     // so the next start can use it.
     let waiting = Instant::now();
-    let long = version(&state).await? >= seathold_server::engine::Retention::default().checkpoint_every;
+    let long = version(&state).await? >= seathold_core::engine::Retention::default().checkpoint_every;
     while first && long && state.metrics.checkpoints.get() == 0 {
         anyhow::ensure!(waiting.elapsed().as_secs() < 120, "no checkpoint after two minutes");
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;

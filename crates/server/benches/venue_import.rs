@@ -12,10 +12,10 @@ use axum::http::Request;
 use http_body_util::BodyExt;
 use tower::ServiceExt;
 
+use seathold_core::clock::SystemClock;
+use seathold_core::store::{SqliteStore, Store};
 use seathold_server::app::router;
-use seathold_server::clock::SystemClock;
 use seathold_server::state::AppState;
-use seathold_server::store::{SqliteStore, Store};
 
 const ROWS: usize = 80;
 const SEATS_PER_ROW: usize = 250;

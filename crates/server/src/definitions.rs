@@ -12,7 +12,7 @@ use axum::body::Bytes;
 use tokio::sync::OnceCell;
 
 use crate::encoded::{Effort, Encoded};
-use crate::store::Store;
+use seathold_core::store::Store;
 
 /// How long a browser or a CDN may keep a definition without asking again
 /// (it never changes; a day bounds what a re-created database could leave).

@@ -9,7 +9,7 @@ use axum::http::{HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use seat_state::ServerMillis;
 
-use crate::engine::EngineError;
+use seathold_core::engine::EngineError;
 
 /// Seconds before an address over its queue places asks again: places
 /// free up only as the queue moves.

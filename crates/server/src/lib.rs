@@ -23,9 +23,6 @@ pub mod telemetry;
 pub mod venue_csv;
 pub mod webhooks;
 
-// The core's modules under their old paths: the edge reads them as its own.
-pub use seathold_core::{clock, engine, operator, randomness, store, sweep};
-
 use std::io::Write;
 use std::sync::Arc;
 
@@ -33,10 +30,10 @@ use anyhow::Context;
 use seat_state::Show;
 use seat_state::wire::ShowInput;
 
-use crate::clock::{Clock, FollowingClock, SharedClock, SystemClock};
 use crate::config::{Cli, Command, ServeArgs, ShowCommand};
 use crate::state::{AppState, Settings};
-use crate::store::CreateShow;
+use seathold_core::clock::{Clock, FollowingClock, SharedClock, SystemClock};
+use seathold_core::store::CreateShow;
 
 /// How often a process sharing a database re-measures its clock against it.
 const CLOCK_SAMPLE_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
@@ -59,7 +56,7 @@ pub async fn run(cli: Cli) -> anyhow::Result<()> {
                 serde_json::from_slice::<ShowInput>(&bytes).with_context(|| format!("parsing {}", file.display()))?
             };
             let show = Show::parse(&input).with_context(|| format!("validating {}", file.display()))?;
-            let store = store::open(&database.url).await?;
+            let store = seathold_core::store::open(&database.url).await?;
             match store.create_show(&show, SystemClock::default().now()).await? {
                 CreateShow::Created => println!("created show {}", show.id),
                 CreateShow::AlreadyThere => println!("show {} already exists, unchanged", show.id),
@@ -81,7 +78,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         );
     }
     let grip = args.grip.settings()?;
-    let store = store::open(&args.database.url).await?;
+    let store = seathold_core::store::open(&args.database.url).await?;
     if grip.as_ref().is_some_and(|grip| grip.instance.is_none()) && store.shared() {
         anyhow::bail!(
             "with several processes on one database, give each its own --grip-instance: each cuts frames at its own instants"
@@ -99,7 +96,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         for show in [demo::theatre(), demo::arena(), demo::club()] {
             let outcome = store.create_show(&show, clock.now()).await?;
             tracing::info!(show = %show.id, ?outcome, "demo show");
-            if outcome == store::CreateShow::Created {
+            if outcome == CreateShow::Created {
                 new_demo_shows.push(show.id.to_string());
             }
         }
@@ -111,12 +108,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         session_cache: args.session_cache,
         session_idle_ms: i64::try_from(std::time::Duration::from(args.session_idle_ttl).as_millis())
             .unwrap_or(i64::MAX),
-        retention: engine::Retention {
+        retention: seathold_core::engine::Retention {
             keep_settled_ms: i64::try_from(std::time::Duration::from(args.keep_settled).as_millis())
                 .unwrap_or(i64::MAX),
             checkpoint_every: args.checkpoint_every,
         },
-        ticks: engine::events::Ticks { tick: args.tick.into(), ..Default::default() },
+        ticks: seathold_core::engine::events::Ticks { tick: args.tick.into(), ..Default::default() },
         grip,
         ..Settings::default()
     };
@@ -140,7 +137,12 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         }
     });
     // Expiries that fell due while the server was down are handled first thing.
-    tokio::spawn(sweep::run(Arc::clone(&state.store), Arc::clone(&state.engines), clock, args.sweep_interval.into()));
+    tokio::spawn(seathold_core::sweep::run(
+        Arc::clone(&state.store),
+        Arc::clone(&state.engines),
+        clock,
+        args.sweep_interval.into(),
+    ));
     // Deliveries run beside the writers, never in their way; they stop with the server.
     let _deliveries = webhooks::Deliveries::start(&state, args.webhooks.settings())?;
     let state_stopping = Arc::clone(&state.stopping);

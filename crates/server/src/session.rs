@@ -11,8 +11,8 @@ use axum::http::request::Parts;
 use sha2::{Digest, Sha256};
 
 use crate::error::AppError;
-use crate::randomness::{Randomness, fill};
 use crate::state::AppState;
+use seathold_core::randomness::{Randomness, fill};
 
 pub use cache::{DEFAULT_CAPACITY as DEFAULT_SESSION_CACHE, SessionCache};
 

@@ -2,12 +2,12 @@
 
 use std::sync::Arc;
 
-use crate::clock::SharedClock;
-use crate::engine::Engines;
 use crate::limits::{Limits, RateLimits, StreamSlots};
 use crate::metrics::{EdgeMetrics, Metrics};
 use crate::session::SessionCache;
-use crate::store::Store;
+use seathold_core::clock::SharedClock;
+use seathold_core::engine::Engines;
+use seathold_core::store::Store;
 
 /// What every handler can reach. Cloned for every request and extractor,
 /// so it is one pointer.
@@ -39,7 +39,7 @@ pub struct Shared {
     /// Mark the session cookie `Secure` (the server is behind TLS).
     pub secure_cookie: bool,
     /// Where session tokens and holder ids come from (as the engines' choices).
-    pub randomness: crate::randomness::SharedRandomness,
+    pub randomness: seathold_core::randomness::SharedRandomness,
     /// GRIP proxies in front: their key, and the publisher every hub feeds.
     pub grip: Option<Arc<crate::grip::Grip>>,
 }
@@ -59,12 +59,12 @@ pub struct Settings {
     /// A session no request used for this long is gone.
     pub session_idle_ms: i64,
     /// How long settled holds stay in memory; how often checkpoints are written.
-    pub retention: crate::engine::Retention,
+    pub retention: seathold_core::engine::Retention,
     /// How live changes are gathered into one frame per tick.
-    pub ticks: crate::engine::events::Ticks,
+    pub ticks: seathold_core::engine::events::Ticks,
     /// Where random choices come from (sessions, made hold ids, a waiting
     /// room's draw): the OS's, or a seeded sequence in the simulator.
-    pub randomness: crate::randomness::SharedRandomness,
+    pub randomness: seathold_core::randomness::SharedRandomness,
     /// GRIP proxies to publish to (`--grip-publish`), if any.
     pub grip: Option<crate::grip::GripSettings>,
 }
@@ -77,9 +77,9 @@ impl Default for Settings {
             secure_cookie: false,
             session_cache: crate::session::DEFAULT_SESSION_CACHE,
             session_idle_ms: DEFAULT_SESSION_IDLE_MS,
-            retention: crate::engine::Retention::default(),
-            ticks: crate::engine::events::Ticks::default(),
-            randomness: Arc::new(crate::randomness::OsRandomness),
+            retention: seathold_core::engine::Retention::default(),
+            ticks: seathold_core::engine::events::Ticks::default(),
+            randomness: Arc::new(seathold_core::randomness::OsRandomness),
             grip: None,
         }
     }
@@ -108,7 +108,8 @@ impl AppState {
             .with_ticks(settings.ticks)
             .with_randomness(Arc::clone(&settings.randomness));
         if let Some(grip) = &grip {
-            engines = engines.with_frame_sink(Arc::clone(&grip.publisher) as Arc<dyn crate::engine::events::FrameSink>);
+            engines = engines
+                .with_frame_sink(Arc::clone(&grip.publisher) as Arc<dyn seathold_core::engine::events::FrameSink>);
         }
         let engines = Arc::new(engines);
         engines.follow_other_processes();

@@ -12,8 +12,8 @@ use serde_json::json;
 use support::{ADMIN_TOKEN, TestApp, assert_error, show_with};
 
 use seat_state::ServerMillis;
-use seathold_server::clock::TestClock;
-use seathold_server::store::{CommitFault, FaultyStore, MemoryStore};
+use seathold_core::clock::TestClock;
+use seathold_core::store::{CommitFault, FaultyStore, MemoryStore};
 
 const T0: i64 = 1_764_460_000_000;
 

@@ -131,8 +131,8 @@ async fn the_command_line_creates_a_show_from_a_csv_venue() {
     let args = ["seathold", "show", "create", venue.to_str().unwrap(), "--id", "cli-hall", "--name", "CLI Hall"];
     let cli = seathold_server::config::Cli::parse_from(args.into_iter().chain(["--database", &database]));
     seathold_server::run(cli).await.unwrap();
-    let store = seathold_server::store::SqliteStore::open(dir.path().join("cli.db")).await.unwrap();
-    let show = seathold_server::store::Store::show(&store, "cli-hall").await.unwrap().unwrap();
+    let store = seathold_core::store::SqliteStore::open(dir.path().join("cli.db")).await.unwrap();
+    let show = seathold_core::store::Store::show(&store, "cli-hall").await.unwrap().unwrap();
     assert_eq!((show.name.as_str(), show.seats.len()), ("CLI Hall", 3));
     assert_eq!(show.seats[2].place.as_ref().map(|place| place.row.as_str()), Some("B"));
 }

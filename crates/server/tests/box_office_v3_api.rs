@@ -9,7 +9,7 @@
 mod support;
 
 use seat_state::ServerMillis;
-use seathold_server::clock::TestClock;
+use seathold_core::clock::TestClock;
 use serde_json::{Value, json};
 use support::{ADMIN_TOKEN, TestApp, assert_error};
 

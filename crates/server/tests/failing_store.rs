@@ -14,9 +14,9 @@ use serde_json::{Value, json};
 use support::{ADMIN_TOKEN, Answer, TestApp, assert_error, show_with};
 
 use seat_state::ServerMillis;
-use seathold_server::clock::TestClock;
-use seathold_server::engine::events::{Start, Subscription};
-use seathold_server::store::{CommitFault, FaultyStore, MemoryStore};
+use seathold_core::clock::TestClock;
+use seathold_core::engine::events::{Start, Subscription};
+use seathold_core::store::{CommitFault, FaultyStore, MemoryStore};
 
 const T0: i64 = 1_764_460_000_000;
 

@@ -21,8 +21,8 @@ use support::{ADMIN_TOKEN, Answer, TestApp, show_with};
 use seat_state::ServerMillis;
 use seat_state::Show;
 use seat_state::wire::ShowInput;
-use seathold_server::clock::TestClock;
-use seathold_server::store::MemoryStore;
+use seathold_core::clock::TestClock;
+use seathold_core::store::MemoryStore;
 
 /// An app over memory on a test clock, a current-thread runtime to drive it.
 fn app() -> (tokio::runtime::Runtime, TestApp) {

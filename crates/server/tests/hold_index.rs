@@ -14,8 +14,8 @@ use serde_json::{Value, json};
 use support::{ADMIN_TOKEN, TestApp, assert_error, poll_once, show_with};
 
 use seat_state::ServerMillis;
-use seathold_server::clock::TestClock;
-use seathold_server::store::MemoryStore;
+use seathold_core::clock::TestClock;
+use seathold_core::store::MemoryStore;
 
 const T0: i64 = 1_764_460_000_000;
 

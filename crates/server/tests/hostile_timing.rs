@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 use support::{ADMIN_TOKEN, Answer, TestApp, assert_error, poll_once, show_with};
 
 use seat_state::ServerMillis;
-use seathold_server::clock::TestClock;
+use seathold_core::clock::TestClock;
 
 /// Where every test's clock starts.
 const T0: i64 = 1_764_460_000_000;

@@ -12,7 +12,7 @@ use std::time::Duration;
 use axum::body::Body;
 use axum::http::Request;
 use http_body_util::BodyExt;
-use seathold_server::engine::events::Ticks;
+use seathold_core::engine::events::Ticks;
 use seathold_server::state::Settings;
 use serde_json::{Value, json};
 use support::{ADMIN_TOKEN, TestApp, show_with};
@@ -172,7 +172,7 @@ async fn a_viewer_too_slow_to_keep_up_gets_a_fresh_snapshot() {
     let mut slow = Stream::open(&app, None).await;
     assert_eq!(slow.next().await.id, 0);
     // More changes than the broadcast and the replay window keep, while the viewer reads nothing.
-    let changes = seathold_server::engine::events::REPLAY_FRAMES * 4 + 100;
+    let changes = seathold_core::engine::events::REPLAY_FRAMES * 4 + 100;
     for n in 0..changes / 2 {
         let hold_id = format!("churn-hold-{n}");
         assert_eq!(app.hold(&token, "s", json!({"holdId": hold_id, "seats": ["A1"]})).await.status, 201);

@@ -112,8 +112,8 @@ async fn metrics_give_conversion_and_expiry_per_show_and_time_to_confirm() {
 
 #[tokio::test]
 async fn the_journal_and_the_charts_on_one_process_include_what_another_committed() {
-    use seathold_server::clock::TestClock;
-    use seathold_server::store::SharedMemoryStore;
+    use seathold_core::clock::TestClock;
+    use seathold_core::store::SharedMemoryStore;
     use std::sync::Arc;
 
     let clock = TestClock::at(seat_state::ServerMillis(1_800_000_000_000));

@@ -9,7 +9,7 @@
 
 mod postgres;
 
-use seathold_server::store::{PostgresStore, Store};
+use seathold_core::store::{PostgresStore, Store};
 
 /// An unrelated CA (its key thrown away): it signed nothing the server has.
 const UNRELATED_CA: &str = "-----BEGIN CERTIFICATE-----

@@ -8,7 +8,7 @@
 mod support;
 
 use seat_state::ServerMillis;
-use seathold_server::clock::TestClock;
+use seathold_core::clock::TestClock;
 use seathold_server::session::DEFAULT_SESSION_CACHE;
 use seathold_server::state::Settings;
 use support::{TestApp, assert_error};

@@ -10,8 +10,8 @@ mod support;
 
 use std::sync::Arc;
 
-use seathold_server::clock::TestClock;
-use seathold_server::engine::Retention;
+use seathold_core::clock::TestClock;
+use seathold_core::engine::Retention;
 use seathold_server::state::Settings;
 use serde_json::{Value, json};
 use support::{ADMIN_TOKEN, TestApp, show_with};

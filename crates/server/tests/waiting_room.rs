@@ -11,7 +11,7 @@ use http_body_util::BodyExt;
 use serde_json::{Value, json};
 
 use seat_state::ServerMillis;
-use seathold_server::clock::TestClock;
+use seathold_core::clock::TestClock;
 use seathold_server::limits::Limits;
 use seathold_server::state::Settings;
 use support::{ADMIN_TOKEN, TestApp, assert_error, show_with};

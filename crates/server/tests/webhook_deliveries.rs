@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use seathold_core::store::{EventKind, SqliteStore, Store};
 use seathold_server::state::Settings;
-use seathold_server::store::{EventKind, SqliteStore, Store};
 use seathold_server::webhooks::{Deliveries, WebhookSettings};
 
 use hooks::{

@@ -14,8 +14,8 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 
+use seathold_core::store::EventKind;
 use seathold_server::state::Settings;
-use seathold_server::store::EventKind;
 use seathold_server::webhooks::Deliveries;
 
 use hooks::{

@@ -15,8 +15,8 @@ mod support;
 
 use std::sync::Arc;
 
+use seathold_core::store::{EventKind, PostgresStore};
 use seathold_server::state::Settings;
-use seathold_server::store::{EventKind, PostgresStore};
 use seathold_server::webhooks::Deliveries;
 
 use hooks::{

@@ -17,7 +17,7 @@
 use axum::body::Body;
 use axum::http::{Request, StatusCode};
 
-use seathold_server::engine::events::Start;
+use seathold_core::engine::events::Start;
 
 use crate::Failure;
 use crate::driver::Sim;

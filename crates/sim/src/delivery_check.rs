@@ -22,7 +22,7 @@ use serde_json::{Value, json};
 use sha2::Sha256;
 
 use seat_state::Change;
-use seathold_server::store::Transition;
+use seathold_core::store::Transition;
 
 use crate::receiver::Receipt;
 

@@ -8,7 +8,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use tokio::task::JoinHandle;
 
-use seathold_server::store::CommitFault;
+use seathold_core::store::CommitFault;
 
 use crate::delivery_check::DeliveryCheck;
 use crate::oracle::Oracle;
@@ -333,7 +333,7 @@ impl Sim {
         let state = &self.world.apps[process].state;
         let (store, engines, clock) = (Arc::clone(&state.store), Arc::clone(&state.engines), self.world.clock.clone());
         self.note(format!("sweep round on process {process}"));
-        let round = tokio::spawn(async move { seathold_server::sweep::round(store.as_ref(), &engines, &clock).await });
+        let round = tokio::spawn(async move { seathold_core::sweep::round(store.as_ref(), &engines, &clock).await });
         self.sweeps.push((process, round));
     }
 
@@ -478,7 +478,7 @@ impl Sim {
 impl World {
     /// Milliseconds since the run began, for the trace.
     pub fn clock_offset(&self) -> i64 {
-        use seathold_server::clock::Clock;
+        use seathold_core::clock::Clock;
         self.clock.now().0 - crate::world::T0.0
     }
 }

@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 use seat_state::{
     AreaId, Change, Hold, HoldId, HoldRules, HoldStatus, HolderId, LatePolicy, SeatId, ServerMillis, Show,
 };
-use seathold_server::store::Transition;
+use seathold_core::store::Transition;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Status {

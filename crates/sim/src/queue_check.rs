@@ -11,7 +11,7 @@
 use seat_state::Change;
 use seat_state::queue::draw_order;
 use seat_state::{OnSale, QueueEntry, QueueEvent};
-use seathold_server::store::Transition;
+use seathold_core::store::Transition;
 
 /// The log up to an instant, as the model sees it.
 struct Replayed {

@@ -10,8 +10,8 @@ use tokio::sync::broadcast::{self, error::TryRecvError};
 
 use seat_state::wire::{AreaFact, ChangeEvent, SeatFact, SeatMap};
 use seat_state::{SeatScope, ServerMillis};
-use seathold_server::engine::events::Frame;
-use seathold_server::engine::view::MapView;
+use seathold_core::engine::events::Frame;
+use seathold_core::engine::view::MapView;
 
 /// One live viewer of a show.
 #[derive(Default)]

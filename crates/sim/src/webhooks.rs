@@ -8,7 +8,7 @@ use axum::body::Body;
 use axum::http::{Request, StatusCode};
 use serde_json::json;
 
-use seathold_server::store::CommitFault;
+use seathold_core::store::CommitFault;
 
 use crate::delivery_check::SUBSCRIPTIONS;
 use crate::driver::Sim;

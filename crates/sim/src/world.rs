@@ -15,12 +15,12 @@ use tower::ServiceExt;
 
 use seat_state::wire::ShowInput;
 use seat_state::{ServerMillis, Show};
+use seathold_core::clock::TestClock;
+use seathold_core::engine::Retention;
+use seathold_core::randomness::{Randomness, SeededRandomness};
+use seathold_core::store::{FaultyStore, MemoryStore, SharedMemoryStore, SqliteStore, Store};
 use seathold_server::app::router;
-use seathold_server::clock::TestClock;
-use seathold_server::engine::Retention;
-use seathold_server::randomness::{Randomness, SeededRandomness};
 use seathold_server::state::{AppState, Settings};
-use seathold_server::store::{FaultyStore, MemoryStore, SharedMemoryStore, SqliteStore, Store};
 use seathold_server::webhooks::{Deliveries, WebhookSettings};
 
 use crate::receiver::Receiver;

@@ -18,7 +18,7 @@ use axum::body::Bytes;
 use serde::Serialize;
 use tokio::sync::mpsc;
 
-use crate::engine::events::{Frame, FrameSink};
+use seathold_core::engine::events::{Frame, FrameSink};
 
 use super::Naming;
 use super::metrics::{Dropped, GripMetrics};

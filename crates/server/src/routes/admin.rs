@@ -15,12 +15,12 @@ use seat_state::{HolderId, MAX_BLOCK_REASON, Rejection, SeatId, Show};
 
 use super::holds::{decided, show_of};
 use super::shows::Admin;
-use crate::engine::{Action, Decided, OPERATOR};
 use crate::error::{AppError, DecidedAt};
 use crate::extract::{ApiJson, Now};
-use crate::operator;
 use crate::state::AppState;
-use crate::store::Transition;
+use seathold_core::engine::{Action, Decided, OPERATOR};
+use seathold_core::operator;
+use seathold_core::store::Transition;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

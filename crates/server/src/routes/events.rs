@@ -15,14 +15,14 @@ use seat_state::{HolderId, SeatScope, ServerMillis};
 use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
-use crate::engine::ShowHandle;
-use crate::engine::events::{Frame, Start, event_text};
-use crate::engine::view::MapView;
 use crate::error::AppError;
 use crate::extract::{ApiQuery, Now};
 use crate::limits::ClientAddress;
 use crate::session::MaybeSession;
 use crate::state::AppState;
+use seathold_core::engine::ShowHandle;
+use seathold_core::engine::events::{Frame, Start, event_text};
+use seathold_core::engine::view::MapView;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(events))
@@ -129,7 +129,7 @@ async fn grip_hold(
         next.push("only=taken");
     }
     let next = if next.is_empty() { String::new() } else { format!("?{}", next.join("&")) };
-    let keep_alive = crate::engine::events::Ticks::default().keep_alive.as_secs();
+    let keep_alive = seathold_core::engine::events::Ticks::default().keep_alive.as_secs();
     let grip_headers = [
         ("grip-hold", "stream".to_owned()),
         ("grip-channel", format!("{channel}; prev-id={newest}")),

@@ -10,12 +10,12 @@ use utoipa_axum::routes;
 use seat_state::wire::{ErrorBody, HoldBody, HoldList, HoldOrder};
 use seat_state::{Admission, HoldId, HolderId, Rejection};
 
-use crate::engine::{Action, Decided, ShowHandle};
 use crate::error::{AppError, DecidedAt};
 use crate::extract::{ApiJson, Now};
 use crate::limits::HoldWrites;
 use crate::session::Session;
 use crate::state::AppState;
+use seathold_core::engine::{Action, Decided, ShowHandle};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()

@@ -19,13 +19,13 @@ use seat_state::wire::{ErrorBody, QueuePlace, QueueProgress, QueueSettingsBody, 
 use seat_state::{HolderId, ServerMillis};
 
 use super::shows::Admin;
-use crate::engine::ShowHandle;
-use crate::engine::queue::{QueueError, QueueHandle};
 use crate::error::{AppError, DecidedAt};
 use crate::extract::{ApiJson, Now};
 use crate::limits::{ClientAddress, HoldWrites};
 use crate::session::Session;
 use crate::state::AppState;
+use seathold_core::engine::ShowHandle;
+use seathold_core::engine::queue::{QueueError, QueueHandle};
 
 /// Comment lines keep proxies from closing a quiet stream.
 const KEEP_ALIVE: Duration = Duration::from_secs(10);

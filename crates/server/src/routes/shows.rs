@@ -15,8 +15,8 @@ use seat_state::wire::{ErrorBody, ShowBody, ShowDocument, ShowInput, ShowList};
 use crate::error::AppError;
 use crate::extract::{ADMIN_BODY_LIMIT, ApiJson, ApiQuery, Now, read_body};
 use crate::state::AppState;
-use crate::store::CreateShow;
 use crate::venue_csv::{self, ShowFields};
+use seathold_core::store::CreateShow;
 
 pub fn router() -> OpenApiRouter<AppState> {
     let admin =

@@ -17,8 +17,8 @@ use super::shows::Admin;
 use crate::error::AppError;
 use crate::extract::{ADMIN_BODY_LIMIT, ApiJson, Now};
 use crate::state::AppState;
-use crate::store::{EventKind, Webhook};
 use crate::webhooks::input;
+use seathold_core::store::{EventKind, Webhook};
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -149,9 +149,9 @@ async fn redeliver(
 
 /// A new webhook's id: `wh_` and 96 random bits in hex (from the injected
 /// source, beside the clock).
-fn new_id(randomness: &dyn crate::randomness::Randomness) -> Result<String, AppError> {
+fn new_id(randomness: &dyn seathold_core::randomness::Randomness) -> Result<String, AppError> {
     let mut bytes = [0u8; 12];
-    crate::randomness::fill(randomness, &mut bytes)
+    seathold_core::randomness::fill(randomness, &mut bytes)
         .ok_or_else(|| AppError::Internal(anyhow::anyhow!("no randomness for a webhook id")))?;
     Ok(format!("wh_{}", hex::encode(bytes)))
 }

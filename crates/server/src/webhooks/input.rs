@@ -3,7 +3,7 @@
 
 use seat_state::wire::WebhookInput;
 
-use crate::store::EventKind;
+use seathold_core::store::EventKind;
 
 /// The URLs taken, as the OpenAPI document states them (ECMA-262): printable
 /// ASCII, `http://` or `https://`, a host with no `%` after any userinfo.

@@ -23,8 +23,8 @@ use std::time::Duration;
 
 use anyhow::Context;
 
-use crate::randomness::{Randomness, SharedRandomness};
 use crate::state::AppState;
+use seathold_core::randomness::{Randomness, SharedRandomness};
 
 /// How deliveries are made; API.md's schedule by default.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -105,6 +105,6 @@ impl Deliveries {
 /// (from the injected source, so a simulated run replays it).
 fn owner_name(randomness: &dyn Randomness) -> anyhow::Result<String> {
     let mut bytes = [0u8; 8];
-    crate::randomness::fill(randomness, &mut bytes).context("no randomness for the sender's name")?;
+    seathold_core::randomness::fill(randomness, &mut bytes).context("no randomness for the sender's name")?;
     Ok(format!("sender-{}-{}", std::process::id(), hex::encode(bytes)))
 }

@@ -16,10 +16,10 @@ use seat_state::ServerMillis;
 use super::payload::PlacesCache;
 use super::transport::Transport;
 use super::{WebhookSettings, retry, sign};
-use crate::clock::SharedClock;
 use crate::metrics::EdgeMetrics;
-use crate::randomness::SharedRandomness;
-use crate::store::{Attempt, EventKind, Lane, LaneStep, Store, Transition, Webhook};
+use seathold_core::clock::SharedClock;
+use seathold_core::randomness::SharedRandomness;
+use seathold_core::store::{Attempt, EventKind, Lane, LaneStep, Store, Transition, Webhook};
 
 /// Lanes worked at once by one process.
 const LANES: usize = 16;

@@ -2,7 +2,7 @@
 //! checkpoint, recalls the evicted holds the journal after it changes, and
 //! restores the same seat map as the whole journal would.
 
-use seathold_server::store::Checkpoint;
+use seathold_core::store::Checkpoint;
 
 use super::*;
 

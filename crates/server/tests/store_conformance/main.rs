@@ -25,8 +25,8 @@ use tokio::time::timeout;
 
 use seat_state::wire::{HoldRequestBody, ShowInput};
 use seat_state::{Change, Decision, Hold, HoldId, HoldStatus, HolderId, Rejection, ServerMillis, Show, ShowState};
-use seathold_server::clock::SystemClock;
-use seathold_server::store::{
+use seathold_core::clock::SystemClock;
+use seathold_core::store::{
     CommitError, CreateShow, DueExpiry, MemoryStore, PostgresStore, SessionSeen, SharedMemoryStore, SqliteStore, Store,
     Transition,
 };

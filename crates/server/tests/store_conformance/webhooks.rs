@@ -2,7 +2,7 @@
 //! holds it, what a step needs, rewinding, deleting, the tally, and the
 //! journal read a page at a time.
 
-use seathold_server::store::{Attempt, EventKind, Lane, LaneStep, Webhook};
+use seathold_core::store::{Attempt, EventKind, Lane, LaneStep, Webhook};
 
 use super::*;
 

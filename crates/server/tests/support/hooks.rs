@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
 
-use seathold_server::store::{EventKind, Store};
+use seathold_core::store::{EventKind, Store};
 use seathold_server::webhooks::WebhookSettings;
 
 use crate::receiver::Received;

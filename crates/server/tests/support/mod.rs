@@ -16,10 +16,10 @@ use http_body_util::BodyExt;
 use serde_json::Value;
 use tower::ServiceExt;
 
+use seathold_core::clock::{SharedClock, SystemClock, TestClock};
+use seathold_core::store::{SqliteStore, Store};
 use seathold_server::app::router;
-use seathold_server::clock::{SharedClock, SystemClock, TestClock};
 use seathold_server::state::{AppState, Settings};
-use seathold_server::store::{SqliteStore, Store};
 
 pub const ADMIN_TOKEN: &str = "test-admin-token-with-enough-entropy";
 
@@ -188,7 +188,7 @@ impl TestApp {
     /// Runs one expiry sweep round now; returns how many outbox entries it handled.
     pub async fn sweep(&self) -> usize {
         let state = &self.state;
-        seathold_server::sweep::round(state.store.as_ref(), &state.engines, state.clock.as_ref()).await.expect("sweep")
+        seathold_core::sweep::round(state.store.as_ref(), &state.engines, state.clock.as_ref()).await.expect("sweep")
     }
 }
 
