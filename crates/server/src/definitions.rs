@@ -12,7 +12,7 @@ use axum::body::Bytes;
 use tokio::sync::OnceCell;
 
 use crate::encoded::{Effort, Encoded};
-use seathold_core::store::Store;
+use seathold_core::services::Shows;
 
 /// How long a browser or a CDN may keep a definition without asking again
 /// (it never changes; a day bounds what a re-created database could leave).
@@ -28,7 +28,7 @@ pub struct Definitions(Mutex<HashMap<String, Written>>);
 
 impl Definitions {
     /// The show's definition; `None` for an unknown show.
-    pub async fn get(&self, store: &Arc<dyn Store>, show_id: &str) -> anyhow::Result<Option<Arc<Encoded>>> {
+    pub async fn get(&self, shows: &Shows, show_id: &str) -> anyhow::Result<Option<Arc<Encoded>>> {
         let cell = {
             let mut cells = self.0.lock().map_err(|_| anyhow::anyhow!("definition cache lock poisoned"))?;
             match cells.get(show_id) {
@@ -38,7 +38,7 @@ impl Definitions {
         };
         let made = cell
             .get_or_try_init(|| async {
-                let Some(show) = store.show(show_id).await? else { return anyhow::Ok(None) };
+                let Some(show) = shows.definition(show_id).await? else { return anyhow::Ok(None) };
                 let json = serde_json::to_vec(&show.to_wire().for_customers())?;
                 // Brotli's best for a 20,000-seat venue is about a second of CPU.
                 let encoded =

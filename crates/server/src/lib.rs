@@ -130,8 +130,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     // CPU for the 20,000-seat arena): before customers ask, not while they wait.
     let warming = state.clone();
     tokio::spawn(async move {
-        for show in warming.store.list_shows().await.unwrap_or_default() {
-            if let Err(error) = warming.definitions.get(&warming.store, &show.id).await {
+        for show in warming.core.shows.list().await.unwrap_or_default() {
+            if let Err(error) = warming.definitions.get(&warming.core.shows, &show.id).await {
                 tracing::warn!(%error, show = show.id, "definition not prepared ahead");
             }
         }

@@ -112,7 +112,7 @@ impl ShowPages {
         if let Some(venue) = self.venues.read().map_err(|_| poisoned())?.get(show_id) {
             return Ok(Some(Arc::clone(venue)));
         }
-        let Some(show) = state.store.show(show_id).await? else { return Ok(None) };
+        let Some(show) = state.core.shows.definition(show_id).await? else { return Ok(None) };
         let show = show.to_wire();
         let layout = Layout::new(show.seats.iter().map(|venue_seat| {
             let seat = &venue_seat.seat;

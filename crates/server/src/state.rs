@@ -7,6 +7,7 @@ use crate::metrics::{EdgeMetrics, Metrics};
 use crate::session::SessionCache;
 use seathold_core::clock::SharedClock;
 use seathold_core::engine::Engines;
+use seathold_core::services::Core;
 use seathold_core::store::Store;
 
 /// What every handler can reach. Cloned for every request and extractor,
@@ -16,6 +17,9 @@ pub struct AppState(Arc<Shared>);
 
 /// The parts of [`AppState`].
 pub struct Shared {
+    /// The core's services by name: what routes ask for besides a show's writer.
+    pub core: Core,
+    /// The store under them, for the process's own tasks (sweep, deliveries).
     pub store: Arc<dyn Store>,
     pub clock: SharedClock,
     pub admin_token: Option<Arc<str>>,
@@ -114,7 +118,14 @@ impl AppState {
         let engines = Arc::new(engines);
         engines.follow_other_processes();
         let stopping = Arc::new(tokio::sync::watch::Sender::new(false));
+        let core = Core::new(
+            Arc::clone(&store),
+            Arc::clone(&engines),
+            Arc::clone(&settings.randomness),
+            settings.session_idle_ms,
+        );
         Self(Arc::new(Shared {
+            core,
             store,
             clock,
             admin_token: settings.admin_token,

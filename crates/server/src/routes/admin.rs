@@ -11,7 +11,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use seat_state::wire::{BlockRequest, BlockedSeats, ErrorBody, HoldBody, OnSaleHistory, OperatorHoldList, ShowStats};
-use seat_state::{HolderId, MAX_BLOCK_REASON, Rejection, SeatId, Show};
+use seat_state::{HolderId, MAX_BLOCK_REASON, Rejection, SeatId};
 
 use super::holds::{decided, show_of};
 use super::shows::Admin;
@@ -20,7 +20,6 @@ use crate::extract::{ApiJson, Now};
 use crate::state::AppState;
 use seathold_core::engine::{Action, Decided, OPERATOR};
 use seathold_core::operator;
-use seathold_core::store::Transition;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -30,12 +29,6 @@ pub fn router() -> OpenApiRouter<AppState> {
         .routes(routes!(show_on_sale))
         .routes(routes!(show_journal))
         .routes(routes!(block_seats, unblock_seats))
-}
-
-/// The show and its whole journal, oldest first; 404 for an unknown show.
-async fn show_and_journal(state: &AppState, show_id: &str) -> Result<(Show, Vec<Transition>), AppError> {
-    let show = state.store.show(show_id).await?.ok_or(AppError::UnknownShow)?;
-    Ok((show, state.store.journal(show_id, 0).await?))
 }
 
 /// A show's active holds with their holders, oldest first.
@@ -51,9 +44,8 @@ async fn show_holds(
     Now(now): Now,
     Path(show_id): Path<String>,
 ) -> Result<Json<OperatorHoldList>, AppError> {
-    let engine = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let view = engine.operator_view(now).await?;
-    Ok(Json(OperatorHoldList { holds: view.value.holds, server_time: view.at.0 }))
+    let holds = state.core.operator.holds(&show_id, now).await?.ok_or(AppError::UnknownShow)?;
+    Ok(Json(holds))
 }
 
 /// Releases anyone's hold (journaled with the holder `operator`; an event
@@ -90,22 +82,8 @@ async fn show_stats(
     Now(now): Now,
     Path(show_id): Path<String>,
 ) -> Result<Json<ShowStats>, AppError> {
-    let engine = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let view = engine.operator_view(now).await?;
-    let (show, mut journal) = show_and_journal(&state, &show_id).await?;
-    // The journal up to the writer's version: both halves describe one instant.
-    journal.retain(|entry| entry.version <= view.value.version);
-    let (places, by_category) = operator::place_counts(&show, &view.value.map);
-    let (holds, median_seconds_to_confirm) = operator::hold_counts(&journal);
-    let conversion = if holds.created == 0 { 0.0 } else { holds.confirmed as f64 / holds.created as f64 };
-    Ok(Json(ShowStats {
-        places,
-        by_category: by_category.into_iter().collect(),
-        holds,
-        conversion,
-        median_seconds_to_confirm,
-        server_time: view.at.0,
-    }))
+    let stats = state.core.operator.stats(&show_id, now).await?.ok_or(AppError::UnknownShow)?;
+    Ok(Json(stats))
 }
 
 /// The last hour minute by minute, for the operator's charts: holds
@@ -123,23 +101,8 @@ async fn show_on_sale(
     Now(now): Now,
     Path(show_id): Path<String>,
 ) -> Result<Json<OnSaleHistory>, AppError> {
-    let engine = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let starts = operator::last_hour(now);
-    let version = engine.version().await?.value;
-    let mut journal = state.store.journal(&show_id, 0).await?;
-    journal.retain(|entry| entry.version <= version);
-    let mut minutes = operator::per_minute(&journal, &starts);
-    let mut server_time = now;
-    if let Some(queue) = state.engines.queue(&show_id, &engine).await? {
-        // A minute's figures as it ended, or as they stand in the minute under way.
-        let ends = starts.iter().map(|start| start.plus_millis(operator::MINUTE - 1).min(now)).collect();
-        let history = queue.history(ends).await?;
-        server_time = server_time.max(history.at);
-        for (minute, at) in minutes.iter_mut().zip(history.value) {
-            (minute.queue_length, minute.admitted_through) = (Some(at.length), Some(at.admitted_through));
-        }
-    }
-    Ok(Json(OnSaleHistory { minutes, server_time: server_time.0 }))
+    let history = state.core.operator.on_sale(&show_id, now).await?.ok_or(AppError::UnknownShow)?;
+    Ok(Json(history))
 }
 
 /// The audit journal, oldest first: JSON Lines, or CSV for `Accept: text/csv`.
@@ -157,11 +120,7 @@ async fn show_journal(
     headers: HeaderMap,
     Path(show_id): Path<String>,
 ) -> Result<Response, AppError> {
-    let engine = state.engines.show(&show_id).await?.ok_or(AppError::UnknownShow)?;
-    let version = engine.version().await?.value;
-    let (_, mut journal) = show_and_journal(&state, &show_id).await?;
-    // The journal as the show's writer had it at one instant.
-    journal.retain(|entry| entry.version <= version);
+    let journal = state.core.operator.journal(&show_id).await?.ok_or(AppError::UnknownShow)?;
     let wants_csv =
         headers.get(ACCEPT).and_then(|value| value.to_str().ok()).is_some_and(|value| value.contains("text/csv"));
     Ok(if wants_csv {

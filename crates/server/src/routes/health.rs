@@ -16,6 +16,6 @@ pub fn router() -> OpenApiRouter<AppState> {
 #[utoipa::path(get, path = "/healthz", tag = "operations",
     responses((status = 200, description = "healthy"), (status = 500, description = "the store does not answer")))]
 async fn healthz(State(state): State<AppState>) -> Result<StatusCode, AppError> {
-    state.store.ping().await?;
+    state.core.shows.ping().await?;
     Ok(StatusCode::OK)
 }

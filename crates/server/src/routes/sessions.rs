@@ -14,8 +14,9 @@ use seat_state::wire::{ErrorBody, SessionBody};
 use crate::error::AppError;
 use crate::extract::Now;
 use crate::limits::NewSessions;
-use crate::session::{COOKIE_NAME, new_credentials, token_hash};
+use crate::session::COOKIE_NAME;
 use crate::state::AppState;
+use seathold_core::services::NewSession;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new().routes(routes!(create_session))
@@ -31,10 +32,8 @@ async fn create_session(
     State(state): State<AppState>,
     Now(now): Now,
 ) -> Result<impl IntoResponse, AppError> {
-    let (token, holder_id) = new_credentials(&*state.randomness)?;
-    let hash = token_hash(&token);
-    state.store.create_session(&hash, &holder_id, now).await?;
-    state.sessions.remember(hash, Arc::from(holder_id.as_str()), now);
+    let NewSession { token, token_hash, holder_id } = state.core.sessions.open(now).await?;
+    state.sessions.remember(token_hash, Arc::from(holder_id.as_str()), now);
     let secure = if state.secure_cookie { "; Secure" } else { "" };
     let cookie = format!("{COOKIE_NAME}={token}; HttpOnly; SameSite=Strict; Path=/{secure}");
     let body = SessionBody { token, holder_id, server_time: now.0 };

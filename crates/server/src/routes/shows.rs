@@ -27,7 +27,7 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// Every show.
 #[utoipa::path(get, path = "/shows", tag = "shows", responses((status = 200, body = ShowList)))]
 async fn list_shows(State(state): State<AppState>, Now(now): Now) -> Result<Json<ShowList>, AppError> {
-    Ok(Json(ShowList { shows: state.store.list_shows().await?, server_time: now.0 }))
+    Ok(Json(ShowList { shows: state.core.shows.list().await?, server_time: now.0 }))
 }
 
 /// One show's definition: seats with positions and rows, areas, hold
@@ -45,7 +45,7 @@ async fn get_show(
     Path(show_id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, AppError> {
-    let definition = state.definitions.get(&state.store, &show_id).await?.ok_or(AppError::UnknownShow)?;
+    let definition = state.definitions.get(&state.core.shows, &show_id).await?.ok_or(AppError::UnknownShow)?;
     Ok(definition.respond(&headers, "application/json", crate::definitions::CACHE_CONTROL))
 }
 
@@ -127,7 +127,7 @@ async fn create_show(
     ShowUpload(input): ShowUpload,
 ) -> Result<(StatusCode, Json<ShowBody>), AppError> {
     let show = Show::parse(&input).map_err(|invalid| AppError::InvalidShow(invalid.0))?;
-    let status = match state.store.create_show(&show, now).await? {
+    let status = match state.core.shows.create(&show, now).await? {
         CreateShow::Created => StatusCode::CREATED,
         CreateShow::AlreadyThere => StatusCode::OK,
         CreateShow::Conflict => return Err(AppError::ShowExists),

@@ -18,7 +18,8 @@ use crate::error::AppError;
 use crate::extract::{ADMIN_BODY_LIMIT, ApiJson, Now};
 use crate::state::AppState;
 use crate::webhooks::input;
-use seathold_core::store::{EventKind, Webhook};
+use seathold_core::services::Redeliver;
+use seathold_core::store::EventKind;
 
 pub fn router() -> OpenApiRouter<AppState> {
     OpenApiRouter::new()
@@ -50,14 +51,7 @@ async fn create_webhook(
     ApiJson(body): ApiJson<WebhookInput>,
 ) -> Result<(StatusCode, Json<WebhookBody>), AppError> {
     let checked = input::parse(&body).map_err(AppError::InvalidWebhook)?;
-    let webhook = Webhook {
-        id: new_id(&*state.randomness)?,
-        url: checked.url,
-        secret: checked.secret,
-        events: checked.events,
-        created_at: now,
-    };
-    state.store.create_webhook(&webhook).await?;
+    let webhook = state.core.webhooks.create(checked.url, checked.secret, checked.events, now).await?;
     tracing::info!(webhook = %webhook.id, url = %webhook.url, "webhook added");
     let answer = WebhookBody { id: webhook.id, url: webhook.url, events: names(&webhook.events), server_time: now.0 };
     Ok((StatusCode::CREATED, Json(answer)))
@@ -70,8 +64,7 @@ async fn create_webhook(
         (status = 403, description = "admin_disabled", body = ErrorBody)))]
 async fn list_webhooks(_: Admin, State(state): State<AppState>, Now(now): Now) -> Result<Json<WebhookList>, AppError> {
     let mut webhooks = Vec::new();
-    for webhook in state.store.webhooks().await? {
-        let tally = state.store.delivery_tally(&webhook).await?;
+    for (webhook, tally) in state.core.webhooks.list().await? {
         webhooks.push(WebhookStatus {
             events: names(&webhook.events),
             id: webhook.id,
@@ -100,7 +93,7 @@ async fn delete_webhook(
     State(state): State<AppState>,
     Path(webhook_id): Path<String>,
 ) -> Result<StatusCode, AppError> {
-    if !state.store.delete_webhook(&webhook_id).await? {
+    if !state.core.webhooks.delete(&webhook_id).await? {
         return Err(AppError::NoWebhook);
     }
     tracing::info!(webhook = %webhook_id, "webhook removed");
@@ -126,7 +119,7 @@ async fn redeliver(
     request: Request,
 ) -> Result<(StatusCode, Json<Redelivery>), AppError> {
     // The webhook first (404), then the body (413, 400, 422).
-    if !state.store.webhooks().await?.iter().any(|webhook| webhook.id == webhook_id) {
+    if !state.core.webhooks.exists(&webhook_id).await? {
         return Err(AppError::NoWebhook);
     }
     let ApiJson(body) = ApiJson::<RedeliverRequest>::from_request(request, &state).await?;
@@ -134,24 +127,16 @@ async fn redeliver(
     let from = body.from_event_id.ok_or_else(|| invalid("fromEventId is required".to_owned()))?;
     let (show_id, version) = parse_event_id(&from)
         .ok_or_else(|| invalid(format!("fromEventId {from:?} is not <showId>:<version> (a version from 1)")))?;
-    if state.store.show(show_id).await?.is_none() {
-        return Err(invalid(format!("fromEventId {from:?} names show {show_id:?}, which does not exist")));
-    }
-    if state.store.journal_page(show_id, version - 1, 1).await?.is_empty() {
-        return Err(invalid(format!("fromEventId {from:?}: show {show_id} has no event {version} yet")));
-    }
-    if !state.store.rewind_lane(&webhook_id, show_id, version - 1).await? {
-        return Err(AppError::NoWebhook);
+    match state.core.webhooks.redeliver(&webhook_id, show_id, version).await? {
+        Redeliver::Scheduled => {}
+        Redeliver::NoShow => {
+            return Err(invalid(format!("fromEventId {from:?} names show {show_id:?}, which does not exist")));
+        }
+        Redeliver::NoEvent => {
+            return Err(invalid(format!("fromEventId {from:?}: show {show_id} has no event {version} yet")));
+        }
+        Redeliver::NoWebhook => return Err(AppError::NoWebhook),
     }
     tracing::info!(webhook = %webhook_id, from = %from, "webhook redelivery");
     Ok((StatusCode::ACCEPTED, Json(Redelivery { id: webhook_id, from_event_id: from, server_time: now.0 })))
-}
-
-/// A new webhook's id: `wh_` and 96 random bits in hex (from the injected
-/// source, beside the clock).
-fn new_id(randomness: &dyn seathold_core::randomness::Randomness) -> Result<String, AppError> {
-    let mut bytes = [0u8; 12];
-    seathold_core::randomness::fill(randomness, &mut bytes)
-        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("no randomness for a webhook id")))?;
-    Ok(format!("wh_{}", hex::encode(bytes)))
 }
