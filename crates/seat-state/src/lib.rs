@@ -84,6 +84,7 @@ pub mod drawing;
 pub mod hold;
 pub mod ids;
 mod order;
+pub mod parametric;
 pub mod queue;
 pub mod rejection;
 pub mod request;

@@ -1,10 +1,12 @@
 //! A show: its seats, its general-admission areas and its hold rules.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 use std::fmt;
 
 use crate::access::{self, Access};
 use crate::ids::{AreaId, PlaceId, SeatId, ShowId};
+use crate::parametric;
 use crate::queue::OnSale;
 use crate::seating::{self, Category, Channel, Point, RowPlace};
 use crate::strand::OrphanRule;
@@ -82,7 +84,11 @@ pub struct Show {
     pub id: ShowId,
     pub name: String,
     pub rules: HoldRules,
+    /// Every seat: the definition's own, then those of its `rows`.
     pub seats: Vec<Seat>,
+    /// The parametric rows the last seats came from, as given (validated):
+    /// the definition is written back with them, a few bytes a seat.
+    pub rows: Vec<wire::RowDefinition>,
     pub areas: Vec<Area>,
     /// Price categories; when there are any, every seat's category is one.
     pub categories: Vec<Category>,
@@ -167,7 +173,20 @@ impl Show {
             )?,
             late_policy,
         };
-        let seat_inputs = input.seats.as_deref().ok_or_else(|| InvalidShow("seats is required".into()))?;
+        let rows = input.rows.clone().unwrap_or_default();
+        // `seats` may be left out when `rows` gives them.
+        let own_seats = match (input.seats.as_deref(), rows.is_empty()) {
+            (Some(seats), _) => seats,
+            (None, false) => &[],
+            (None, true) => return Err(InvalidShow("seats is required".into())),
+        };
+        // The rows' seats follow the definition's own, in one list checked alike.
+        let seat_inputs: Cow<'_, [wire::VenueSeat]> = if rows.is_empty() {
+            Cow::Borrowed(own_seats)
+        } else {
+            Cow::Owned(own_seats.iter().cloned().chain(parametric::expand(&rows)?).collect())
+        };
+        let seat_inputs = &*seat_inputs;
         let area_inputs = input.areas.as_deref().unwrap_or_default();
         if seat_inputs.is_empty() && area_inputs.is_empty() {
             return Err(InvalidShow("a show needs at least one seat or area".into()));
@@ -230,6 +249,7 @@ impl Show {
             name: name.to_owned(),
             rules,
             seats,
+            rows,
             areas,
             categories,
             focus,
@@ -260,8 +280,8 @@ impl Show {
             max_seats_per_hold: self.rules.max_seats_per_hold.into(),
             max_active_holds_per_holder: self.rules.max_active_holds_per_holder.into(),
             late_policy: self.rules.late_policy.as_str().to_owned(),
-            seats: self
-                .seats
+            // The rows' seats are written as their rows.
+            seats: self.seats[..self.seats.len().saturating_sub(parametric::seat_count(&self.rows))]
                 .iter()
                 .map(|seat| wire::VenueSeat {
                     seat: wire::SeatDefinition {
@@ -278,6 +298,7 @@ impl Show {
                     companion_of: seat.access.as_ref().and_then(Access::companion_of).map(ToString::to_string),
                 })
                 .collect(),
+            rows: self.rows.clone(),
             areas: self
                 .areas
                 .iter()

@@ -124,7 +124,9 @@ impl SeatOrder {
                 channel_of.insert(seat, &channel.id);
             }
         }
-        Self::new(show.seats.iter().map(|seat| {
+        // A served definition's rows expand (the server expanded them); their seats follow.
+        let rows = crate::parametric::expand(&show.rows).unwrap_or_default();
+        Self::new(show.seats.iter().chain(&rows).map(|seat| {
             let id = &seat.seat.id;
             (id.clone(), channel_of.get(id.as_str()).map(|c| (*c).to_owned()), seat.access.clone())
         }))

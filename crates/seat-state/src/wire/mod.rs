@@ -10,6 +10,7 @@ mod frame;
 mod hold;
 mod order;
 mod queue;
+mod rows;
 mod venue;
 mod webhook;
 
@@ -24,6 +25,7 @@ pub use frame::{CompactChange, CompactError, CompactHold, CompactMap, Conflation
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};
 pub use queue::{OnSaleDefinition, OnSaleInput, QueuePlace, QueueProgress, QueueSettingsBody, QueueState, QueueStatus};
+pub use rows::{RowCompanion, RowDefinition, RowGap, ShowRows};
 pub use venue::{
     CategoryDefinition, ChannelDefinition, Focus, SeatPlace, ShowDocument, ShowOffer, VenueSeat, default_label,
 };
@@ -79,6 +81,9 @@ pub struct ShowInput {
     pub max_active_holds_per_holder: Option<i64>,
     pub late_policy: Option<String>,
     pub seats: Option<Vec<VenueSeat>>,
+    /// Parametric rows (issue 36): their seats follow `seats`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rows: Option<Vec<RowDefinition>>,
     pub areas: Option<Vec<AreaDefinition>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub categories: Option<Vec<CategoryDefinition>>,

@@ -109,6 +109,9 @@ pub struct ShowDocument {
     pub max_active_holds_per_holder: i64,
     pub late_policy: String,
     pub seats: Vec<VenueSeat>,
+    /// Parametric rows, whose seats follow `seats` ([`crate::parametric::expand`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub rows: Vec<super::RowDefinition>,
     pub areas: Vec<AreaDefinition>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub categories: Vec<CategoryDefinition>,
