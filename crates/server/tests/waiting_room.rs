@@ -338,3 +338,33 @@ async fn the_operator_sees_the_last_hour_minute_by_minute() {
     );
     assert_error(&app.get("/api/admin/shows/gig/onsale").await, 401, "unauthorized");
 }
+
+/// Two processes share a database whose clock decides. A process whose own
+/// clock runs ahead of the database's must not call a place admitted before
+/// the database's instant: the other process would refuse its hold.
+#[tokio::test]
+async fn every_process_answers_the_queue_at_the_databases_instant() {
+    use seathold_core::store::{SharedMemoryStore, Store};
+    use std::sync::Arc;
+
+    let database = TestClock::at(ServerMillis(OPENS - 600_000));
+    let store: Arc<dyn Store> = Arc::new(SharedMemoryStore::new(database.shared()));
+    let ahead = TestClock::at(ServerMillis(OPENS - 600_000 + 400));
+    let a = TestApp::over_store(Some(ADMIN_TOKEN), Arc::clone(&store), &ahead);
+    let b = TestApp::over_store(Some(ADMIN_TOKEN), store, &database);
+    assert_eq!(a.create_show(&queued_show("gig", one_a_second())).await.status, 201);
+    let ann = a.session().await;
+    assert_eq!(join(&a, &ann, "gig").await.status, 201);
+
+    // Position 1 is admitted at OPENS + 1 s by the database's clock; A's runs 400 ms ahead.
+    database.set(ServerMillis(OPENS + 800));
+    ahead.set(ServerMillis(OPENS + 1_200));
+    let early = place(&a, &ann, "gig").await.body;
+    assert_eq!((early["state"].clone(), early["serverTime"].clone()), (json!("waiting"), json!(OPENS + 800)), "{early}");
+    assert_error(&b.hold(&ann, "gig", seat(1)).await, 403, "not_admitted");
+
+    database.set(ServerMillis(OPENS + 1_000));
+    ahead.set(ServerMillis(OPENS + 1_400));
+    assert_eq!(place(&a, &ann, "gig").await.body["state"], "admitted");
+    assert_eq!(b.hold(&ann, "gig", seat(1)).await.status, 201);
+}

@@ -29,6 +29,7 @@ mod customer;
 mod fanout;
 mod figures;
 mod pool;
+mod server_view;
 pub mod process;
 pub mod steps;
 pub mod stream;
@@ -277,6 +278,7 @@ pub async fn run(plan: &Plan, options: &Options, admin_token: &str) -> anyhow::R
         process::own_cpu_seconds()?,
         process::written_bytes(pids),
     );
+    let server_before = server_view::read(&plan.bases).await?;
     if let Some(first_arrival) = first_arrival {
         tokio::time::sleep_until(first_arrival.into()).await;
     }
@@ -294,6 +296,7 @@ pub async fn run(plan: &Plan, options: &Options, admin_token: &str) -> anyhow::R
         process::own_cpu_seconds()?,
         process::written_bytes(pids),
     );
+    let server_after = server_view::read(&plan.bases).await?;
     let open_streams = storm.open.load(Ordering::Relaxed);
     println!("    storm over after {storm_seconds:.1} s; probing with every stream open");
     let probes = fanout::probe(&storm, options.probes).await;
@@ -337,6 +340,7 @@ pub async fn run(plan: &Plan, options: &Options, admin_token: &str) -> anyhow::R
         audit,
         viewers,
     });
+    server_view::add(&mut figures, &server_before, &server_after);
     if let Some(opening) = &storm.opening {
         figures.waiting_room(opening, &told.queued);
     }

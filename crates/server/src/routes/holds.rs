@@ -66,7 +66,7 @@ async fn create_hold(
     let ApiJson(body) = ApiJson::<HoldOrder>::from_request(request, &state).await?;
     let holder = holder(&session);
     let admission = match state.engines.queue(&show_id, &show).await? {
-        Some(queue) => queue.admission(holder.clone(), state.clock.now()).await?,
+        Some(queue) => queue.admission(holder.clone()).await?,
         None => Admission::Open,
     };
     // Decided at the writer's instant, not at `now`: the body may have

@@ -20,7 +20,7 @@ use seat_state::{HolderId, ServerMillis};
 
 use super::shows::Admin;
 use crate::error::{AppError, DecidedAt};
-use crate::extract::{ApiJson, Now};
+use crate::extract::ApiJson;
 use crate::limits::{ClientAddress, HoldWrites};
 use crate::session::Session;
 use crate::state::AppState;
@@ -65,9 +65,8 @@ async fn place(
     queue: &QueueHandle,
     show: &ShowHandle,
     holder: &HolderId,
-    now: ServerMillis,
 ) -> Result<(ServerMillis, Option<QueuePlace>), AppError> {
-    let read = queue.place(holder.clone(), now).await?;
+    let read = queue.place(holder.clone()).await?;
     let Some(mut place) = read.value else { return Ok((read.at, None)) };
     if place.state == QueueState::Lapsed
         && let Some(since) = place.estimated_admit_at
@@ -97,11 +96,10 @@ async fn join_queue(
     session: Session,
     State(state): State<AppState>,
     Path(show_id): Path<String>,
-    Now(now): Now,
 ) -> Result<Response, AppError> {
     let (show, queue) = queue_of(&state, &show_id).await?;
     let holder = HolderId::new(session.0.as_ref());
-    let (_, current) = place(&queue, &show, &holder, now).await?;
+    let (_, current) = place(&queue, &show, &holder).await?;
     let lapsed = current.is_some_and(|place| place.state == QueueState::Lapsed);
     let cap = state.limits.queue_places_per_address;
     let joined = queue.join(holder, address.0.to_string(), lapsed, cap).await?;
@@ -121,10 +119,9 @@ async fn queue_place(
     session: Session,
     State(state): State<AppState>,
     Path(show_id): Path<String>,
-    Now(now): Now,
 ) -> Result<Response, AppError> {
     let (show, queue) = queue_of(&state, &show_id).await?;
-    let (at, place) = place(&queue, &show, &HolderId::new(session.0.as_ref()), now).await?;
+    let (at, place) = place(&queue, &show, &HolderId::new(session.0.as_ref())).await?;
     Ok(answer(StatusCode::OK, at, place.ok_or(AppError::NotQueued)?))
 }
 
@@ -170,10 +167,9 @@ async fn queue_status(
     _: Admin,
     State(state): State<AppState>,
     Path(show_id): Path<String>,
-    Now(now): Now,
 ) -> Result<Response, AppError> {
     let (_, queue) = queue_of(&state, &show_id).await?;
-    let status = queue.status(now).await?;
+    let status = queue.status().await?;
     Ok(answer(StatusCode::OK, status.at, status.value))
 }
 

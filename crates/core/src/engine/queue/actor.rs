@@ -203,18 +203,17 @@ impl QueueActor {
             (QueueCommand::Settings { reply, .. }, Some(Err(refusal))) => {
                 drop(reply.send(Err(QueueError::Refused(refusal))));
             }
-            (QueueCommand::Settings { reply, .. }, _) => drop(reply.send(decided(now, self.queue.status(now)))),
-            (QueueCommand::Place { holder, now: asked, reply }, _) => {
-                let at = now.max(asked);
-                drop(reply.send(Ok(Decided { at, value: self.queue.place_view(&holder, at, false) })));
+            // Reads answer at the batch's instant, never at the asking process's
+            // own estimate of the database's clock: that may run ahead of it, and
+            // a place said `admitted` there would be refused by another process.
+            (QueueCommand::Place { holder, reply }, _) => {
+                drop(reply.send(Ok(Decided { at: now, value: self.queue.place_view(&holder, now, false) })));
             }
-            (QueueCommand::Admission { holder, now: asked, reply }, _) => {
-                let at = now.max(asked);
-                drop(reply.send(Ok(Decided { at, value: self.queue.admission(&holder, at) })));
+            (QueueCommand::Admission { holder, reply }, _) => {
+                drop(reply.send(Ok(Decided { at: now, value: self.queue.admission(&holder, now) })));
             }
-            (QueueCommand::Status { now: asked, reply }, _) => {
-                let at = now.max(asked);
-                drop(reply.send(Ok(Decided { at, value: self.queue.status(at) })));
+            (QueueCommand::Settings { reply, .. } | QueueCommand::Status { reply }, _) => {
+                drop(reply.send(decided(now, self.queue.status(now))));
             }
             (QueueCommand::History { instants, reply }, _) => {
                 drop(reply.send(decided(now, self.queue.at_instants(&instants))));

@@ -90,12 +90,10 @@ pub(super) enum QueueCommand {
     },
     Place {
         holder: HolderId,
-        now: ServerMillis,
         reply: Reply<Option<QueuePlace>>,
     },
     Admission {
         holder: HolderId,
-        now: ServerMillis,
         reply: Reply<Admission>,
     },
     Settings {
@@ -103,7 +101,6 @@ pub(super) enum QueueCommand {
         reply: Reply<QueueStatus>,
     },
     Status {
-        now: ServerMillis,
         reply: Reply<QueueStatus>,
     },
     /// The queue at past instants (the operator's charts).
@@ -157,14 +154,14 @@ impl QueueHandle {
         self.ask(|reply| QueueCommand::Join { holder, address, lapsed, cap, reply }).await
     }
 
-    /// The holder's place at `now` (or later: the writer's instant); `None`: never joined.
-    pub async fn place(&self, holder: HolderId, now: ServerMillis) -> Result<Decided<Option<QueuePlace>>, QueueError> {
-        self.ask(|reply| QueueCommand::Place { holder, now, reply }).await
+    /// The holder's place at the writer's instant; `None`: never joined.
+    pub async fn place(&self, holder: HolderId) -> Result<Decided<Option<QueuePlace>>, QueueError> {
+        self.ask(|reply| QueueCommand::Place { holder, reply }).await
     }
 
     /// What the queue says of the holder's next hold.
-    pub async fn admission(&self, holder: HolderId, now: ServerMillis) -> Result<Admission, QueueError> {
-        Ok(self.ask(|reply| QueueCommand::Admission { holder, now, reply }).await?.value)
+    pub async fn admission(&self, holder: HolderId) -> Result<Admission, QueueError> {
+        Ok(self.ask(|reply| QueueCommand::Admission { holder, reply }).await?.value)
     }
 
     /// The operator's change, answered with the queue as it then stands.
@@ -173,8 +170,8 @@ impl QueueHandle {
     }
 
     /// The operator's view.
-    pub async fn status(&self, now: ServerMillis) -> Result<Decided<QueueStatus>, QueueError> {
-        self.ask(|reply| QueueCommand::Status { now, reply }).await
+    pub async fn status(&self) -> Result<Decided<QueueStatus>, QueueError> {
+        self.ask(|reply| QueueCommand::Status { reply }).await
     }
 
     /// The queue's length and admissions at each of `instants`.
