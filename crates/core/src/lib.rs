@@ -12,3 +12,4 @@ pub mod randomness;
 pub mod services;
 pub mod store;
 pub mod sweep;
+pub mod webhooks;

@@ -173,12 +173,12 @@ pub struct WebhookArgs {
 }
 
 impl WebhookArgs {
-    pub fn settings(&self) -> crate::webhooks::WebhookSettings {
-        crate::webhooks::WebhookSettings {
+    pub fn settings(&self) -> seathold_core::webhooks::WebhookSettings {
+        seathold_core::webhooks::WebhookSettings {
             timeout: self.timeout.into(),
             first_retry: self.first_retry.into(),
             give_up: self.give_up.into(),
-            ..crate::webhooks::WebhookSettings::default()
+            ..seathold_core::webhooks::WebhookSettings::default()
         }
     }
 }

@@ -144,7 +144,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         args.sweep_interval.into(),
     ));
     // Deliveries run beside the writers, never in their way; they stop with the server.
-    let _deliveries = webhooks::Deliveries::start(&state, args.webhooks.settings())?;
+    let _deliveries = webhooks::start(&state, args.webhooks.settings())?;
     let state_stopping = Arc::clone(&state.stopping);
     let app = app::router(state, args.web.as_deref());
     let listener = tokio::net::TcpListener::bind(args.addr).await.with_context(|| format!("binding {}", args.addr))?;

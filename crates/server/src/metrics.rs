@@ -22,7 +22,7 @@ use tower::{Layer, Service};
 pub use seathold_core::metrics::{Metrics, Stage};
 
 use crate::state::AppState;
-use crate::webhooks::metrics::WebhookMetrics;
+use seathold_core::webhooks::metrics::WebhookMetrics;
 
 /// A request's series. Every field is a borrowed or shared value, so timing
 /// a request allocates nothing (issue 14's profile).
@@ -75,7 +75,7 @@ impl EncodeLabelValue for Route {
 pub struct EdgeMetrics {
     requests: Family<RouteLabels, Histogram>,
     /// Webhook deliveries: sent, failed, parked, lag.
-    pub webhooks: WebhookMetrics,
+    pub webhooks: Arc<WebhookMetrics>,
     /// GRIP publishes: items published and dropped, failed requests.
     pub grip: Arc<crate::grip::GripMetrics>,
 }
@@ -89,7 +89,7 @@ impl EdgeMetrics {
         registry.register("seathold_http_request_duration_seconds", "HTTP request latency", requests.clone());
         Self {
             requests,
-            webhooks: WebhookMetrics::register(registry),
+            webhooks: Arc::new(WebhookMetrics::register(registry)),
             grip: Arc::new(crate::grip::GripMetrics::register(registry)),
         }
     }

@@ -19,8 +19,8 @@ use std::time::{Duration, Instant};
 use serde_json::json;
 
 use seathold_core::store::{EventKind, SqliteStore, Store};
+use seathold_core::webhooks::{Deliveries, WebhookSettings};
 use seathold_server::state::Settings;
-use seathold_server::webhooks::{Deliveries, WebhookSettings};
 
 use hooks::{
     SALE_EVENTS, SECRET, add_webhook, check_in_order, deliveries, expected, fast, sale, shows, wait_delivered, wait_for,
@@ -34,7 +34,7 @@ fn admin() -> Settings {
 
 async fn app_with_deliveries(settings: WebhookSettings) -> (TestApp, Deliveries) {
     let app = TestApp::with_settings(admin()).await;
-    let sender = Deliveries::start(&app.state, settings).unwrap();
+    let sender = seathold_server::webhooks::start(&app.state, settings).unwrap();
     (app, sender)
 }
 
@@ -151,7 +151,7 @@ async fn a_restart_in_the_middle_of_retries_loses_nothing() {
     let path = dir.path().join("hooks.db");
     let store: Arc<dyn Store> = Arc::new(SqliteStore::open(&path).await.unwrap());
     let app = TestApp::over_store_on_system_clock(store, admin());
-    let sender = Deliveries::start(&app.state, fast()).unwrap();
+    let sender = seathold_server::webhooks::start(&app.state, fast()).unwrap();
     let receiver = Receiver::start(SECRET, Policy::Refuse).await;
     let id = add_webhook(&app, &receiver.url, &EventKind::ALL.map(EventKind::name)).await;
     shows(&app, &["north"]).await;
@@ -166,7 +166,7 @@ async fn a_restart_in_the_middle_of_retries_loses_nothing() {
     drop(app);
     let store = reopen(&path).await;
     let app = TestApp::over_store_on_system_clock(store, admin());
-    let _sender = Deliveries::start(&app.state, fast()).unwrap();
+    let _sender = seathold_server::webhooks::start(&app.state, fast()).unwrap();
     receiver.set_policy(Policy::Accept);
     let after = wait_delivered(&app, &id).await;
     assert!(after["attempts"].as_u64() > before["attempts"].as_u64(), "{after}");

@@ -16,7 +16,6 @@ use serde_json::{Value, json};
 
 use seathold_core::store::EventKind;
 use seathold_server::state::Settings;
-use seathold_server::webhooks::Deliveries;
 
 use hooks::{
     SALE_EVENTS, SECRET, add_webhook, check_in_order, deliveries, expected, fast, sale, shows, wait_delivered,
@@ -108,7 +107,7 @@ async fn bad_webhooks_are_refused_with_the_problem_named_and_change_nothing() {
 #[tokio::test]
 async fn a_new_webhook_gets_the_events_committed_after_it_and_redelivery_resends_in_order() {
     let app = app().await;
-    let _sender = Deliveries::start(&app.state, fast()).unwrap();
+    let _sender = seathold_server::webhooks::start(&app.state, fast()).unwrap();
     let receiver = Receiver::start(SECRET, Policy::Accept).await;
     shows(&app, &["north"]).await;
     sale(&app, "north", 0).await;

@@ -16,8 +16,8 @@ mod support;
 use std::sync::Arc;
 
 use seathold_core::store::{EventKind, PostgresStore};
+use seathold_core::webhooks::Deliveries;
 use seathold_server::state::Settings;
-use seathold_server::webhooks::Deliveries;
 
 use hooks::{
     SALE_EVENTS, SECRET, add_webhook, check_in_order, deliveries, expected, fast, sale, shows, wait_delivered,
@@ -29,7 +29,7 @@ async fn process(url: &str) -> (TestApp, Deliveries) {
     let store = Arc::new(PostgresStore::open(url).await.unwrap());
     let settings = Settings { admin_token: Some(Arc::from(ADMIN_TOKEN)), ..Settings::default() };
     let app = TestApp::over_store_on_system_clock(store, settings);
-    let sender = Deliveries::start(&app.state, fast()).unwrap();
+    let sender = seathold_server::webhooks::start(&app.state, fast()).unwrap();
     (app, sender)
 }
 

@@ -254,7 +254,7 @@ mod tests {
     #[test]
     fn the_servers_signatures_verify() {
         let body = br#"{"id":"sim-a:3"}"#;
-        let header = seathold_server::webhooks::sign::signature("whsec_sim", 1_800_000_000, body);
+        let header = seathold_core::webhooks::sign::signature("whsec_sim", 1_800_000_000, body);
         assert!(signed(&header, "whsec_sim", body), "{header}");
     }
 }

@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 
-use seathold_server::webhooks::transport::Transport;
+use seathold_core::webhooks::transport::Transport;
 
 /// What the receiver did with one POST that reached it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

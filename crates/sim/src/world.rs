@@ -19,9 +19,9 @@ use seathold_core::clock::TestClock;
 use seathold_core::engine::Retention;
 use seathold_core::randomness::{Randomness, SeededRandomness};
 use seathold_core::store::{FaultyStore, MemoryStore, SharedMemoryStore, SqliteStore, Store};
+use seathold_core::webhooks::{Deliveries, WebhookSettings};
 use seathold_server::app::router;
 use seathold_server::state::{AppState, Settings};
-use seathold_server::webhooks::{Deliveries, WebhookSettings};
 
 use crate::receiver::Receiver;
 
@@ -157,7 +157,8 @@ impl World {
         let state = AppState::with_settings(Arc::new(self.faulty.clone()), self.clock.shared(), settings);
         // Retries' jitter from the same seed, apart from the ids' sequence.
         let jitter = Arc::new(SeededRandomness::new(seed ^ 0x0717_7e55));
-        let deliveries = Deliveries::start_with(&state, WEBHOOKS, Arc::clone(&self.receiver) as _, jitter)?;
+        let deliveries =
+            seathold_server::webhooks::start_with(&state, WEBHOOKS, Arc::clone(&self.receiver) as _, jitter)?;
         Ok(App { router: router(state.clone(), None), state, _deliveries: deliveries })
     }
 

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use seat_state::wire::{Delivery, event_id};
 use seat_state::{AreaId, Change, HoldId, Quantity, SeatId};
 
-use seathold_core::store::{EventKind, Store, Transition};
+use crate::store::{EventKind, Store, Transition};
 
 /// Holds' places kept at most: a sale's open holds, give or take.
 const KEPT: usize = 100_000;

@@ -5,7 +5,7 @@
 
 use std::time::Duration;
 
-use seathold_core::randomness::Randomness;
+use crate::randomness::Randomness;
 
 /// No two attempts at one event are further apart than this.
 pub const MAX_GAP: Duration = Duration::from_secs(10 * 60);
@@ -76,7 +76,7 @@ mod tests {
 
     #[test]
     fn random_units_stay_in_range() {
-        let randomness = seathold_core::randomness::OsRandomness;
+        let randomness = crate::randomness::OsRandomness;
         for _ in 0..1000 {
             let unit = random_unit(&randomness);
             assert!((0.0..1.0).contains(&unit), "{unit}");

@@ -13,13 +13,13 @@ use tokio::time::Instant;
 
 use seat_state::ServerMillis;
 
+use super::metrics::WebhookMetrics;
 use super::payload::PlacesCache;
 use super::transport::Transport;
 use super::{WebhookSettings, retry, sign};
-use crate::metrics::EdgeMetrics;
-use seathold_core::clock::SharedClock;
-use seathold_core::randomness::SharedRandomness;
-use seathold_core::store::{Attempt, EventKind, Lane, LaneStep, Store, Transition, Webhook};
+use crate::clock::SharedClock;
+use crate::randomness::SharedRandomness;
+use crate::store::{Attempt, EventKind, Lane, LaneStep, Store, Transition, Webhook};
 
 /// Lanes worked at once by one process.
 const LANES: usize = 16;
@@ -35,7 +35,7 @@ const FOLD_FOR: Duration = Duration::from_millis(200);
 pub(super) struct Sender {
     pub(super) store: Arc<dyn Store>,
     pub(super) clock: SharedClock,
-    pub(super) metrics: Arc<EdgeMetrics>,
+    pub(super) metrics: Arc<WebhookMetrics>,
     pub(super) settings: WebhookSettings,
     pub(super) transport: Arc<dyn Transport>,
     /// Where retries' jitter comes from.
@@ -197,7 +197,7 @@ impl Sender {
             parked,
             lease_until,
         };
-        let webhooks = &self.metrics.webhooks;
+        let webhooks = &self.metrics;
         if error.is_none() {
             webhooks.sent.inc();
             webhooks.lag.observe((now.0 - entry.at.0).max(0) as f64 / 1000.0);
@@ -269,16 +269,11 @@ impl Sender {
         let sent = tokio::time::timeout(self.settings.timeout, self.transport.post(&webhook.url, &signature, body));
         match sent.await {
             Ok(Ok(status)) if (200..300).contains(&status) => (Some(status), None),
-            Ok(Ok(status)) => (Some(status), Some(format!("answered {}", status_text(status)))),
+            Ok(Ok(status)) => (Some(status), Some(format!("answered {}", self.transport.status_text(status)))),
             Ok(Err(error)) => (None, Some(error.chars().take(ERROR_CHARS).collect())),
             Err(_) => (None, Some(format!("no answer within {}", humantime::format_duration(self.settings.timeout)))),
         }
     }
-}
-
-/// A status as reqwest shows it: `500 Internal Server Error`.
-fn status_text(status: u16) -> String {
-    reqwest::StatusCode::from_u16(status).map_or_else(|_| status.to_string(), |status| status.to_string())
 }
 
 fn millis(duration: Duration) -> i64 {

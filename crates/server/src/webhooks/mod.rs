@@ -1,110 +1,39 @@
-//! Signed webhooks (API.md "Box office (v3)"): every committed transition
-//! of a kind a webhook subscribes to is POSTed to it, signed, in version
-//! order per show, retried until acknowledged or parked.
-//!
-//! The show's journal is the record of what to send: a commit writes
-//! nothing for webhooks, and a receiver that is down, slow or failing
-//! costs the sale nothing. The sender (`sender.rs`) reads the journal
-//! after each lane's cursor (`store::webhooks`), which only moves once the
-//! receiver acknowledged (or the event was parked), so a restart resumes
-//! where deliveries stood. A webhook gets the events committed after its
-//! creation.
+//! The edge's side of signed webhooks: the admin body's checks
+//! (`input.rs`) and reqwest's transport (`transport.rs`). The delivery
+//! worker is the core's (`seathold_core::webhooks`).
 
 pub mod input;
-pub mod metrics;
-mod payload;
-pub mod retry;
-mod sender;
-pub mod sign;
 pub mod transport;
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::Context;
 
 use crate::state::AppState;
-use seathold_core::randomness::{Randomness, SharedRandomness};
+use seathold_core::randomness::SharedRandomness;
+use seathold_core::webhooks::transport::Transport;
+use seathold_core::webhooks::{Deliveries, WebhookSettings};
 
-/// How deliveries are made; API.md's schedule by default.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WebhookSettings {
-    /// The longest one POST may take, connecting included.
-    pub timeout: Duration,
-    /// The wait before the first retry (then doubled): 1 s (API.md: at most 2 s).
-    pub first_retry: Duration,
-    /// How long an event is retried before it is parked: 24 hours.
-    pub give_up: Duration,
-    /// How often the sender looks for due deliveries.
-    pub poll: Duration,
+/// Starts sending the deliveries of `state`'s store over HTTP.
+pub fn start(state: &AppState, settings: WebhookSettings) -> anyhow::Result<Deliveries> {
+    let http = transport::Http::new().context("building the webhook client")?;
+    start_with(state, settings, Arc::new(http), Arc::clone(&state.randomness))
 }
 
-impl Default for WebhookSettings {
-    fn default() -> Self {
-        Self {
-            timeout: Duration::from_secs(10),
-            first_retry: Duration::from_secs(1),
-            give_up: Duration::from_secs(24 * 3600),
-            poll: Duration::from_millis(100),
-        }
-    }
-}
-
-/// The running sender; it stops when this is dropped.
-pub struct Deliveries {
-    task: Option<tokio::task::JoinHandle<()>>,
-}
-
-impl Drop for Deliveries {
-    fn drop(&mut self) {
-        if let Some(task) = &self.task {
-            task.abort();
-        }
-    }
-}
-
-impl Deliveries {
-    /// Starts sending the deliveries of `state`'s store over HTTP.
-    pub fn start(state: &AppState, settings: WebhookSettings) -> anyhow::Result<Self> {
-        let http = transport::Http::new().context("building the webhook client")?;
-        Self::start_with(state, settings, Arc::new(http), Arc::clone(&state.randomness))
-    }
-
-    /// Starts sending them over `transport`, with retries' jitter from
-    /// `randomness`.
-    pub fn start_with(
-        state: &AppState,
-        settings: WebhookSettings,
-        transport: Arc<dyn transport::Transport>,
-        randomness: SharedRandomness,
-    ) -> anyhow::Result<Self> {
-        let sender = sender::Sender {
-            store: Arc::clone(&state.store),
-            clock: Arc::clone(&state.clock),
-            metrics: Arc::clone(&state.edge_metrics),
-            settings,
-            transport,
-            owner: owner_name(&*randomness)?,
-            randomness,
-            places: payload::PlacesCache::default(),
-        };
-        Ok(Self { task: Some(tokio::spawn(Arc::new(sender).run())) })
-    }
-
-    /// Stops the sender and waits until it has (an attempt under way is
-    /// dropped; its event goes again).
-    pub async fn stop(mut self) {
-        if let Some(task) = self.task.take() {
-            task.abort();
-            let _ = task.await;
-        }
-    }
-}
-
-/// A sender's name on its leases: random, so two processes never share one
-/// (from the injected source, so a simulated run replays it).
-fn owner_name(randomness: &dyn Randomness) -> anyhow::Result<String> {
-    let mut bytes = [0u8; 8];
-    seathold_core::randomness::fill(randomness, &mut bytes).context("no randomness for the sender's name")?;
-    Ok(format!("sender-{}-{}", std::process::id(), hex::encode(bytes)))
+/// Starts sending them over `transport`, with retries' jitter from
+/// `randomness` (the simulator's receiver and seed).
+pub fn start_with(
+    state: &AppState,
+    settings: WebhookSettings,
+    transport: Arc<dyn Transport>,
+    randomness: SharedRandomness,
+) -> anyhow::Result<Deliveries> {
+    Deliveries::start(
+        Arc::clone(&state.store),
+        Arc::clone(&state.clock),
+        Arc::clone(&state.edge_metrics.webhooks),
+        settings,
+        transport,
+        randomness,
+    )
 }

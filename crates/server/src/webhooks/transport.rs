@@ -1,20 +1,10 @@
-//! How a signed delivery reaches its receiver. In service that is HTTP
-//! with reqwest ([`Http`]); the simulator brings a receiver of its own, so
-//! the real sender (lanes, leases, retries, ordering) runs under its clock.
-//! The sender, not the transport, bounds how long one POST may take.
+//! The core's webhook `Transport` in service: HTTP with reqwest ([`Http`]).
 
 use async_trait::async_trait;
 use reqwest::header::CONTENT_TYPE;
 
-use super::sign;
-
-/// Carries one POST of a delivery's body.
-#[async_trait]
-pub trait Transport: Send + Sync + 'static {
-    /// POSTs `body` (JSON) to `url` with the `Seathold-Signature` header
-    /// `signature`: the receiver's HTTP status, or why there was none.
-    async fn post(&self, url: &str, signature: &str, body: Vec<u8>) -> Result<u16, String>;
-}
+use seathold_core::webhooks::sign;
+use seathold_core::webhooks::transport::Transport;
 
 /// HTTP with reqwest.
 pub struct Http(reqwest::Client);
@@ -42,6 +32,10 @@ impl Transport for Http {
             .send()
             .await;
         sent.map(|answer| answer.status().as_u16()).map_err(|error| describe(&error))
+    }
+
+    fn status_text(&self, status: u16) -> String {
+        reqwest::StatusCode::from_u16(status).map_or_else(|_| status.to_string(), |status| status.to_string())
     }
 }
 

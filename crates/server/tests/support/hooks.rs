@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 
 use seathold_core::store::{EventKind, Store};
-use seathold_server::webhooks::WebhookSettings;
+use seathold_core::webhooks::WebhookSettings;
 
 use crate::receiver::Received;
 use crate::support::{ADMIN_TOKEN, TestApp, show_with};
