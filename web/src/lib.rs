@@ -7,6 +7,7 @@
 
 pub mod admin;
 pub mod api;
+pub mod canvas;
 pub mod components;
 pub mod controller;
 pub mod hold;

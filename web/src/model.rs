@@ -72,6 +72,11 @@ pub struct MapModel {
     pub layout: Layout,
     /// The seats by section and row, for the list picker.
     pub sections: Vec<ListSection>,
+    /// The venue's sections as the definition names them (seats without
+    /// one form a section of their own), and each seat's: what a canvas
+    /// map draws when zoomed out.
+    pub venue_sections: Vec<String>,
+    pub section_of: Vec<u32>,
     /// The show's price categories, in its order.
     pub categories: Vec<Category>,
     /// The seats by row (model indices), for the orphan rule (none without it).
@@ -149,6 +154,7 @@ impl MapModel {
         }
         let sections =
             sections(seats.iter().zip(definitions).map(|(cell, seat)| (cell.label.as_str(), seat.category.as_deref())));
+        let (venue_sections, section_of) = venue_sections(offer, definitions.len());
         let orphan_rule = offer.orphan_rule.as_deref().and_then(OrphanRule::parse).unwrap_or_default();
         // Only the orphan rule looks at rows: an arena without it does not pay for sorting them.
         let rows = if orphan_rule == OrphanRule::Off {
@@ -161,6 +167,8 @@ impl MapModel {
             index,
             layout,
             sections,
+            venue_sections,
+            section_of,
             categories,
             rows,
             orphan_rule,
@@ -316,6 +324,23 @@ impl MapModel {
             self.update(to, |look| look.tab_stop = true);
         }
     }
+}
+
+/// The sections the definition names, in the order they first come, and
+/// each seat's (those without one share a last section, "Seats").
+fn venue_sections(offer: &ShowOffer, seats: usize) -> (Vec<String>, Vec<u32>) {
+    let mut names: Vec<String> = Vec::new();
+    let mut known: HashMap<&str, u32> = HashMap::new();
+    let of = (0..seats)
+        .map(|at| {
+            let name = offer.seats.get(at).and_then(|place| place.section.as_deref()).unwrap_or("Seats");
+            *known.entry(name).or_insert_with(|| {
+                names.push(name.to_owned());
+                (names.len() - 1) as u32
+            })
+        })
+        .collect();
+    (names, of)
 }
 
 /// A seat's access from the definition (a companion whose wheelchair place

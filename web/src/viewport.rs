@@ -15,6 +15,9 @@ pub const ZOOM_STEP: f64 = 1.5;
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Viewport {
     base: Bounds,
+    /// The furthest this map zooms in ([`MAX_SCALE`] unless raised: a
+    /// stadium drawn on a canvas needs more to reach a finger-sized seat).
+    max_scale: f64,
     /// 1 shows the whole map; 2 shows half its width.
     pub scale: f64,
     /// The map point at the centre of the view.
@@ -25,17 +28,27 @@ pub struct Viewport {
 impl Viewport {
     /// The whole map.
     pub fn whole(base: Bounds) -> Self {
-        Self { base, scale: 1.0, cx: base.x + base.width / 2.0, cy: base.y + base.height / 2.0 }
+        Self { base, max_scale: MAX_SCALE, scale: 1.0, cx: base.x + base.width / 2.0, cy: base.y + base.height / 2.0 }
+    }
+
+    /// The same view, allowed to zoom in up to `max_scale` (never below [`MAX_SCALE`]).
+    pub fn with_max_scale(self, max_scale: f64) -> Self {
+        Self { max_scale: max_scale.max(MAX_SCALE), ..self }
+    }
+
+    /// The whole map's rectangle.
+    pub fn base(&self) -> Bounds {
+        self.base
     }
 
     /// The whole map this view is part of.
     pub fn whole_like(&self) -> Self {
-        Self::whole(self.base)
+        Self::whole(self.base).with_max_scale(self.max_scale)
     }
 
     /// Whether this is the whole map, unzoomed.
     pub fn is_whole(&self) -> bool {
-        *self == Self::whole(self.base)
+        *self == self.whole_like()
     }
 
     /// The rectangle shown, in map units.
@@ -53,7 +66,7 @@ impl Viewport {
     /// Zooms by `factor` (above 1 zooms in) keeping the map point at
     /// `(fx, fy)` — fractions of the view's width and height — in place.
     pub fn zoom_at(self, factor: f64, fx: f64, fy: f64) -> Self {
-        let scale = (self.scale * factor).clamp(1.0, MAX_SCALE);
+        let scale = (self.scale * factor).clamp(1.0, self.max_scale);
         let before = self.visible();
         let anchor_x = before.x + fx * before.width;
         let anchor_y = before.y + fy * before.height;

@@ -82,7 +82,7 @@ fn name_suffix(look: SeatLook) -> &'static str {
 
 /// A seat's accessible name: "Row B, seat 7, available", "Row E, seat 1,
 /// wheelchair place, available".
-fn name(cell: &SeatCell, look: SeatLook) -> String {
+pub fn name(cell: &SeatCell, look: SeatLook) -> String {
     let suffix = name_suffix(look);
     let mut name = String::with_capacity(cell.label.len() + 24 + suffix.len());
     name.push_str(&cell.label);

@@ -14,20 +14,27 @@ use crate::words;
 /// the panel, Confirm) is the same. When the show has wheelchair places,
 /// "Wheelchair places" lists only them and their companion seats, and
 /// offers them (the controller's access: holds then say so). Drawn only
-/// while open, so the map's first render does not pay for it.
+/// while open, so the map's first render does not pay for it. Beside a
+/// canvas map the row's seats are toggle buttons carrying the seat hooks
+/// the SVG map's seats carry (`data-seat-id`, `data-state`, `data-mine`,
+/// `aria-pressed`): there the list is the seats' DOM.
 #[component]
 pub fn SeatList(
     /// Every seat with its signal, grouped by section and row.
     model: Arc<MapModel>,
+    /// Whether the seats carry the map's test hooks (no map element does).
+    #[prop(default = false)]
+    seat_hooks: bool,
 ) -> impl IntoView {
-    let open = RwSignal::new(false);
+    // Beside a canvas it starts open: the first row's seats are there at once.
+    let open = RwSignal::new(seat_hooks);
     view! {
-        <details class="seat-list" on:toggle=move |event| {
+        <details class="seat-list" open=seat_hooks on:toggle=move |event| {
             let details = event.target().and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok());
             open.set(details.is_some_and(|details| details.open()));
         }>
             <summary>"Choose seats from a list"</summary>
-            {move || open.get().then(|| view! { <Steps model=Arc::clone(&model)/> })}
+            {move || open.get().then(|| view! { <Steps model=Arc::clone(&model) seat_hooks/> })}
         </details>
     }
 }
@@ -35,7 +42,7 @@ pub fn SeatList(
 /// The section and row pickers (and the wheelchair filter) and the chosen
 /// row's seats.
 #[component]
-fn Steps(model: Arc<MapModel>) -> impl IntoView {
+fn Steps(model: Arc<MapModel>, seat_hooks: bool) -> impl IntoView {
     let controller = expect_context::<Controller>();
     let wheelchair = controller.access;
     let section = RwSignal::new(0_usize);
@@ -132,17 +139,38 @@ fn Steps(model: Arc<MapModel>) -> impl IntoView {
                         input.set_checked(look.get_untracked().selected);
                     }
                 };
-                Some(view! {
-                    <li>
-                        <label>
-                            <input type="checkbox" data-list-seat=cell.id.clone()
-                                prop:checked=move || look.get().selected
-                                disabled=move || !usable()
-                                on:change=on_change/>
-                            {seat}{access}", "<span class="spoken">{spoken}</span>
-                        </label>
-                    </li>
-                })
+                if seat_hooks {
+                    return Some(
+                        view! {
+                            <li>
+                                <button type="button" class="list-seat" data-seat-id=cell.id.clone()
+                                    data-list-seat=cell.id.clone()
+                                    data-state=move || look.get().state.as_str()
+                                    data-mine=move || look.get().mine.then_some("true")
+                                    aria-pressed=move || if look.get().selected { "true" } else { "false" }
+                                    aria-disabled=move || (!usable()).then_some("true")
+                                    on:click=move |_| controller.toggle(index)>
+                                    {seat}{access}", "<span class="spoken">{spoken}</span>
+                                </button>
+                            </li>
+                        }
+                        .into_any(),
+                    );
+                }
+                Some(
+                    view! {
+                        <li>
+                            <label>
+                                <input type="checkbox" data-list-seat=cell.id.clone()
+                                    prop:checked=move || look.get().selected
+                                    disabled=move || !usable()
+                                    on:change=on_change/>
+                                {seat}{access}", "<span class="spoken">{spoken}</span>
+                            </label>
+                        </li>
+                    }
+                    .into_any(),
+                )
             })
             .collect::<Vec<_>>()
     };

@@ -2,8 +2,9 @@ use std::sync::Arc;
 
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
-use web_sys::{KeyboardEvent, MouseEvent, PointerEvent, WheelEvent};
+use web_sys::{KeyboardEvent, MouseEvent};
 
+use crate::components::gesture::{MapGestures, Pointers};
 use crate::components::minimap::Minimap;
 use crate::components::seat::{markup, repaint};
 use crate::components::zoom_controls::ZoomControls;
@@ -16,38 +17,11 @@ use seat_state::drawing::shape::{map_style, row_labels};
 /// The smallest seat (CSS pixels) a finger is offered at the default zoom.
 const MIN_TAP_PX: f64 = 24.0;
 
-/// How far (CSS pixels) a press may move and still count as a click.
-const DRAG_THRESHOLD: f64 = 6.0;
-
-/// Pointers on the map, for dragging and pinching.
-#[derive(Debug, Default)]
-struct Pointers {
-    /// `(pointerId, x, y)` of each pointer down.
-    down: Vec<(i32, f64, f64)>,
-    /// Where the first pointer went down.
-    start: (f64, f64),
-    /// The gesture moved the map: the click that ends it selects nothing.
-    dragged: bool,
-}
-
 /// The index of the seat an event happened on (by its `data-seat-id`: the
 /// markup carries no index, one attribute fewer on 20,000 elements).
 fn seat_index(model: &MapModel, target: Option<web_sys::EventTarget>) -> Option<usize> {
     let seat = target?.dyn_into::<web_sys::Element>().ok()?.closest("[data-seat-id]").ok()??;
     model.find(&seat.get_attribute("data-seat-id")?)
-}
-
-/// Pixels per map unit and the map point under a client position, as
-/// fractions of the visible rectangle (`preserveAspectRatio="xMidYMid meet"`).
-fn locate(svg: &web_sys::Element, view: &Viewport, client_x: f64, client_y: f64) -> (f64, f64, f64) {
-    let rect = svg.get_bounding_client_rect();
-    let visible = view.visible();
-    let scale = (rect.width() / visible.width).min(rect.height() / visible.height).max(1e-6);
-    let left = rect.left() + (rect.width() - visible.width * scale) / 2.0;
-    let top = rect.top() + (rect.height() - visible.height * scale) / 2.0;
-    let fx = ((client_x - left) / (visible.width * scale)).clamp(0.0, 1.0);
-    let fy = ((client_y - top) / (visible.height * scale)).clamp(0.0, 1.0);
-    (scale, fx, fy)
 }
 
 /// The seat map: every seat at its place, the stage side at the top, with
@@ -126,7 +100,7 @@ pub fn SeatMap(
     let on_click = {
         let model = Arc::clone(&model);
         move |event: MouseEvent| {
-            let dragged = pointers.try_update_value(|p| std::mem::take(&mut p.dragged)).unwrap_or(false);
+            let dragged = pointers.try_update_value(Pointers::take_dragged).unwrap_or(false);
             if dragged {
                 return;
             }
@@ -137,75 +111,8 @@ pub fn SeatMap(
         }
     };
 
-    let on_wheel = move |event: WheelEvent| {
-        let Some(svg) = svg_ref.get_untracked() else {
-            return;
-        };
-        event.prevent_default();
-        let view = viewport.get_untracked();
-        let (_, fx, fy) = locate(&svg, &view, event.client_x().into(), event.client_y().into());
-        let factor = if event.delta_y() < 0.0 { 1.25 } else { 1.0 / 1.25 };
-        viewport.set(view.zoom_at(factor, fx, fy));
-    };
-
-    let on_pointerdown = move |event: PointerEvent| {
-        let (x, y) = (f64::from(event.client_x()), f64::from(event.client_y()));
-        pointers.update_value(|p| {
-            if p.down.is_empty() {
-                p.start = (x, y);
-                p.dragged = false;
-            }
-            p.down.push((event.pointer_id(), x, y));
-        });
-    };
-
-    let on_pointermove = move |event: PointerEvent| {
-        let Some(svg) = svg_ref.get_untracked() else {
-            return;
-        };
-        let (id, x, y) = (event.pointer_id(), f64::from(event.client_x()), f64::from(event.client_y()));
-        let view = viewport.get_untracked();
-        let next = pointers
-            .try_update_value(|p| {
-                let at = p.down.iter().position(|(down, _, _)| *down == id)?;
-                let (_, old_x, old_y) = p.down[at];
-                p.down[at] = (id, x, y);
-                match p.down.len() {
-                    1 => {
-                        let moved = (x - p.start.0).hypot(y - p.start.1);
-                        if !p.dragged && moved > DRAG_THRESHOLD && !view.is_whole() {
-                            p.dragged = true;
-                            let _ = svg.set_pointer_capture(id);
-                        }
-                        p.dragged.then(|| {
-                            let (scale, _, _) = locate(&svg, &view, x, y);
-                            view.pan_map(-(x - old_x) / scale, -(y - old_y) / scale)
-                        })
-                    }
-                    2 => {
-                        let (_, other_x, other_y) = p.down[1 - at];
-                        let before = (old_x - other_x).hypot(old_y - other_y);
-                        let after = (x - other_x).hypot(y - other_y);
-                        p.dragged = true;
-                        (before > 1.0).then(|| {
-                            let (_, fx, fy) = locate(&svg, &view, (x + other_x) / 2.0, (y + other_y) / 2.0);
-                            view.zoom_at(after / before, fx, fy)
-                        })
-                    }
-                    _ => None,
-                }
-            })
-            .flatten();
-        if let Some(view) = next {
-            event.prevent_default();
-            viewport.set(view);
-        }
-    };
-
-    let on_pointerup = move |event: PointerEvent| {
-        let id = event.pointer_id();
-        pointers.update_value(|p| p.down.retain(|(down, _, _)| *down != id));
-    };
+    let element = move || svg_ref.get_untracked().map(web_sys::Element::from);
+    let gestures = MapGestures { element, viewport, pointers };
 
     // Every seat's element in one string, parsed by the browser at once.
     let mut seats = String::with_capacity(model.seats.len() * 240);
@@ -277,11 +184,11 @@ pub fn SeatMap(
                 preserveAspectRatio="xMidYMid meet"
                 on:keydown=on_keydown
                 on:click=on_click
-                on:wheel=on_wheel
-                on:pointerdown=on_pointerdown
-                on:pointermove=on_pointermove
-                on:pointerup=on_pointerup
-                on:pointercancel=on_pointerup
+                on:wheel=gestures.on_wheel()
+                on:pointerdown=gestures.on_pointerdown()
+                on:pointermove=gestures.on_pointermove()
+                on:pointerup=gestures.on_pointerup()
+                on:pointercancel=gestures.on_pointerup()
             >
                 <g class="row-labels" aria-hidden="true" inner_html=row_labels></g>
                 <g class="seats" node_ref=seats_ref inner_html=seats></g>

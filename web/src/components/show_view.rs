@@ -4,6 +4,7 @@ use leptos::prelude::*;
 
 use crate::components::area_picker::AreaPicker;
 use crate::components::best_seats::BestSeats;
+use crate::components::canvas_map::CanvasMap;
 use crate::components::channel_code::ChannelCode;
 use crate::components::connection_status::{Connection, ConnectionStatus};
 use crate::components::hold_panel::HoldPanel;
@@ -48,6 +49,13 @@ pub fn ShowView(
     let wheelchair = model.seats.iter().any(|cell| cell.access == Some(seat_state::Access::Wheelchair));
     let has_seats = !model.seats.is_empty();
     let max_places = shown.selection.with_untracked(|s| s.max_places());
+    // A large venue on a canvas: then the list's seats carry the seat hooks.
+    let canvas = crate::canvas::uses_canvas(model.seats.len());
+    let map = if canvas {
+        view! { <CanvasMap model=Arc::clone(&model)/> }.into_any()
+    } else {
+        view! { <SeatMap model=Arc::clone(&model) stage/> }.into_any()
+    };
     view! {
         <div class="show-head">
             <h1>{name}</h1>
@@ -57,12 +65,12 @@ pub fn ShowView(
         <HoldPanel extension_seconds/>
         <div class="stage" aria-hidden="true">"Stage"</div>
         <div class="venue" style=colors>
-            <SeatMap model=Arc::clone(&model) stage/>
+            {map}
             <Legend categories=categories.clone() channels access/>
             {has_seats.then(|| view! { <BestSeats categories max_places wheelchair/> })}
             {channels.then(|| view! { <ChannelCode/> })}
         </div>
-        <SeatList model=Arc::clone(&model)/>
+        <SeatList model=Arc::clone(&model) seat_hooks=canvas/>
         {has_areas.then(|| view! { <AreaPicker areas/> })}
         <SelectionBar model=Arc::clone(&model)/>
         {move || other_hold_open().then(|| view! {
