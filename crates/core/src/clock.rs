@@ -48,10 +48,13 @@ impl Clock for SystemClock {
     }
 }
 
-/// A clock that moves only when told to. Clones share one instant.
+/// A clock that moves only when told to. Clones share one instant. A
+/// test double: behind `testkit`.
+#[cfg(any(test, feature = "testkit"))]
 #[derive(Debug, Clone)]
 pub struct TestClock(Arc<AtomicI64>);
 
+#[cfg(any(test, feature = "testkit"))]
 impl TestClock {
     /// A clock standing at `start`.
     pub fn at(start: ServerMillis) -> Self {
@@ -74,6 +77,7 @@ impl TestClock {
     }
 }
 
+#[cfg(any(test, feature = "testkit"))]
 impl Clock for TestClock {
     fn now(&self) -> ServerMillis {
         ServerMillis(self.0.load(Ordering::SeqCst))

@@ -4,6 +4,7 @@
 //! ids and a waiting room's draw).
 
 use std::sync::Arc;
+#[cfg(any(test, feature = "testkit"))]
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// A source of random 64-bit numbers.
@@ -42,16 +43,19 @@ impl Randomness for OsRandomness {
 }
 
 /// A reproducible sequence (SplitMix64's increments, scrambled): for the
-/// simulator and tests only, never for secrets.
+/// simulator and tests only (behind `testkit`), never for secrets.
+#[cfg(any(test, feature = "testkit"))]
 #[derive(Debug)]
 pub struct SeededRandomness(AtomicU64);
 
+#[cfg(any(test, feature = "testkit"))]
 impl SeededRandomness {
     pub fn new(seed: u64) -> Self {
         Self(AtomicU64::new(seed))
     }
 }
 
+#[cfg(any(test, feature = "testkit"))]
 impl Randomness for SeededRandomness {
     fn next_u64(&self) -> Option<u64> {
         let mut z = self.0.fetch_add(0x9e37_79b9_7f4a_7c15, Ordering::Relaxed).wrapping_add(0x9e37_79b9_7f4a_7c15);

@@ -100,8 +100,9 @@ impl Deliveries {
     }
 }
 
-/// A sender's name on its leases: random, so two processes never share one
-/// (from the injected source, so a simulated run replays it).
+/// A sender's name on its leases: 64 random bits from the injected source,
+/// so two processes never share one, after the process id, which tells an
+/// operator whose lease a lane is (so a seed does not replay the name).
 fn owner_name(randomness: &dyn Randomness) -> anyhow::Result<String> {
     let mut bytes = [0u8; 8];
     crate::randomness::fill(randomness, &mut bytes).context("no randomness for the sender's name")?;
