@@ -3,9 +3,11 @@
 //! with price categories, rows for best available and the stage; the
 //! theatre keeps G19–G20 for the `presale` channel (code [`PRESALE_CODE`]).
 //! A club (rows A–E of 12) sells under the strict orphan rule and keeps
-//! wheelchair places with companion seats.
+//! wheelchair places with companion seats. A stadium of 200,000 seats is
+//! defined with parametric rows.
 
 mod arena;
+mod stadium;
 
 use seat_state::wire::{
     AreaDefinition, CategoryDefinition, ChannelDefinition, Focus, SeatDefinition, ShowInput, VenueSeat,
@@ -106,6 +108,35 @@ pub fn arena() -> Show {
         ..ShowInput::default()
     };
     Show::parse(&input).expect("the demo arena is a valid show")
+}
+
+/// The demo stadium's id.
+pub const STADIUM_SHOW_ID: &str = "demo-stadium";
+
+/// 200,000 seats in three tiers of sections around a pitch, as parametric
+/// rows (`stadium.rs`), with wheelchair places, and three standing areas.
+pub fn stadium() -> Show {
+    let area = |id: &str, name: &str, capacity| AreaDefinition { id: id.into(), name: name.into(), capacity };
+    let input = ShowInput {
+        id: Some(STADIUM_SHOW_ID.to_owned()),
+        name: Some("Demo Stadium — Cup final".to_owned()),
+        seats: Some(Vec::new()),
+        rows: Some(stadium::rows()),
+        areas: Some(vec![
+            area("north-terrace", "North terrace (standing)", 6000),
+            area("south-terrace", "South terrace (standing)", 6000),
+            area("family-enclosure", "Family enclosure (standing)", 1500),
+        ]),
+        categories: Some(vec![
+            category("lower-side", "Lower tier, sides", 12900, "#b35900"),
+            category("lower-end", "Lower tier, ends", 9900, "#8250df"),
+            category("middle", "Middle tier", 6900, "#1f6feb"),
+            category("upper", "Upper tier", 3900, "#1a7f37"),
+        ]),
+        focus: Some(stadium::CENTRE),
+        ..ShowInput::default()
+    };
+    Show::parse(&input).expect("the demo stadium is a valid show")
 }
 
 /// The demo club's id.

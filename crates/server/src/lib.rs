@@ -93,7 +93,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     };
     let mut new_demo_shows = Vec::new();
     if args.demo {
-        for show in [demo::theatre(), demo::arena(), demo::club()] {
+        for show in [demo::theatre(), demo::arena(), demo::club(), demo::stadium()] {
             let outcome = store.create_show(&show, clock.now()).await?;
             tracing::info!(show = %show.id, ?outcome, "demo show");
             if outcome == CreateShow::Created {

@@ -21,8 +21,8 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
                        `X-Server-Time` header. Errors are `{error, message, serverTime}` plus the fields their code names."
     ),
     modifiers(&Security),
-    // The compact forms (`?format=compact`), which the routes' annotations name only in words.
-    components(schemas(seat_state::wire::CompactMap, seat_state::wire::CompactChange))
+    // The compact forms (`?format=compact`, `?format=bits`), which the routes' annotations name only in words.
+    components(schemas(seat_state::wire::CompactMap, seat_state::wire::CompactChange, seat_state::wire::BitsMap))
 )]
 struct ApiDoc;
 

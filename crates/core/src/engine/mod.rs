@@ -339,6 +339,16 @@ impl ShowHandle {
         Ok(Decided { at, value: view.compact_map(viewer.as_ref(), at) })
     }
 
+    /// The seat map as bit sets (`?format=bits`) as `viewer` sees it.
+    pub async fn bits_map(
+        &self,
+        viewer: Option<HolderId>,
+        now: ServerMillis,
+    ) -> Result<Decided<seat_state::wire::BitsMap>, EngineError> {
+        let (view, at) = self.published(now).await?;
+        Ok(Decided { at, value: view.bits_map(viewer.as_ref(), at) })
+    }
+
     /// The published map and the instant to answer it at (never before
     /// the writer's latest instant).
     async fn published(&self, now: ServerMillis) -> Result<(Arc<view::MapView>, ServerMillis), EngineError> {

@@ -9,7 +9,9 @@
 
 use std::sync::Arc;
 
-use seat_state::wire::{AreaFact, AreaHoldFact, ChangeEvent, CompactMap, Positions, SeatFact, SeatMap, SeatOrder};
+use seat_state::wire::{
+    AreaFact, AreaHoldFact, BitsMap, ChangeEvent, CompactMap, Positions, SeatFact, SeatMap, SeatOrder,
+};
 use seat_state::{HolderId, SeatScope, ServerMillis, ShowState};
 
 /// What a seat's facts are made of; channel and access never change.
@@ -165,6 +167,20 @@ impl MapView {
     /// every page load and stream asks for one.
     pub fn compact_map(&self, viewer: Option<&HolderId>, now: ServerMillis) -> CompactMap {
         let now = now.max(self.at);
+        let taken = self.taken_positions(viewer, now);
+        CompactMap::of_positions(self.statics.show_id.clone(), now.0, self.version, &taken, self.area_facts(viewer))
+    }
+
+    /// The seat map as bit sets (`?format=bits`) `viewer` gets at `now`,
+    /// built by position as [`MapView::compact_map`].
+    pub fn bits_map(&self, viewer: Option<&HolderId>, now: ServerMillis) -> BitsMap {
+        let now = now.max(self.at);
+        let taken = self.taken_positions(viewer, now);
+        BitsMap::of_positions(self.statics.show_id.clone(), now.0, self.version, &taken, self.area_facts(viewer))
+    }
+
+    /// The seats taken at `now` by position, grouped by state.
+    fn taken_positions(&self, viewer: Option<&HolderId>, now: ServerMillis) -> Positions {
         let mut taken = Positions::default();
         for (at, slot) in self.seats.iter().enumerate().filter(|(_, slot)| taken_at(slot, now)) {
             let at = at as u32;
@@ -181,7 +197,7 @@ impl MapView {
             }
         }
         taken.held.sort_unstable();
-        CompactMap::of_positions(self.statics.show_id.clone(), now.0, self.version, &taken, self.area_facts(viewer))
+        taken
     }
 
     fn area_facts(&self, viewer: Option<&HolderId>) -> Vec<AreaFact> {
@@ -304,6 +320,8 @@ mod tests {
                 let taken = state.seat_map_of(SeatScope::Taken, viewer.as_ref(), now);
                 let encoded = seat_state::wire::CompactMap::encode(&taken, &view.statics.order).unwrap();
                 assert_eq!(view.compact_map(viewer.as_ref(), now), encoded, "at {now:?} for {viewer:?}");
+                let bits = seat_state::wire::BitsMap::encode(&taken, &view.statics.order).unwrap();
+                assert_eq!(view.bits_map(viewer.as_ref(), now), bits, "at {now:?} for {viewer:?}");
             }
         }
     }

@@ -163,7 +163,7 @@ impl SeatOrder {
         self.fact(at).ok()
     }
 
-    fn fact(&self, at: u32) -> Result<SeatFact, CompactError> {
+    pub(super) fn fact(&self, at: u32) -> Result<SeatFact, CompactError> {
         let at = at as usize;
         let id = self.ids.get(at).ok_or_else(|| CompactError(format!("seat {at} is not in the show")))?;
         Ok(SeatFact {
@@ -255,7 +255,10 @@ pub struct Positions {
 }
 
 impl Positions {
-    fn of<'a>(facts: impl IntoIterator<Item = &'a SeatFact>, order: &SeatOrder) -> Result<Self, CompactError> {
+    pub(super) fn of<'a>(
+        facts: impl IntoIterator<Item = &'a SeatFact>,
+        order: &SeatOrder,
+    ) -> Result<Self, CompactError> {
         let mut groups = Self::default();
         for fact in facts {
             let at =
@@ -296,7 +299,7 @@ impl Positions {
 
 /// Ascending positions as gaps: the first, then each one's distance from
 /// the one before (small numbers: a few bytes per seat in JSON).
-fn gaps(ascending: &[u32]) -> Vec<u32> {
+pub(super) fn gaps(ascending: &[u32]) -> Vec<u32> {
     let mut last = 0;
     ascending
         .iter()
@@ -309,7 +312,7 @@ fn gaps(ascending: &[u32]) -> Vec<u32> {
 }
 
 /// The positions `gaps` stands for.
-fn positions(gaps: &[u32]) -> Result<Vec<u32>, CompactError> {
+pub(super) fn positions(gaps: &[u32]) -> Result<Vec<u32>, CompactError> {
     let mut at: u32 = 0;
     gaps.iter()
         .map(|&gap| {

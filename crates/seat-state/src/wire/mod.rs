@@ -6,6 +6,7 @@
 
 mod admin;
 mod areas;
+mod bits;
 mod frame;
 mod hold;
 mod order;
@@ -21,6 +22,7 @@ pub use admin::{
     ShowStats,
 };
 pub use areas::AreaMap;
+pub use bits::{BitsMap, decode_set, is_set};
 pub use frame::{CompactChange, CompactError, CompactHold, CompactMap, Conflation, Positions, SeatOrder};
 pub use hold::{HoldBody, HoldList, HoldRequestBody, RequestedQuantity, SessionBody};
 pub use order::{BestRequestBody, HoldOrder};

@@ -165,7 +165,7 @@ pub(crate) fn check_compact_map(map: &SeatMap, order: &SeatOrder) -> Result<(), 
     prop_assert_eq!(seat_views(&shown_compact), seat_views(&shown_full));
     prop_assert_eq!(area_views(&shown_compact), area_views(&shown_full));
     prop_assert_eq!(shown_compact.version(), shown_full.version());
-    Ok(())
+    check_bits_map(map, order)
 }
 
 /// Each frame follows the one before (the first follows `first`), its

@@ -29,9 +29,11 @@ pub(crate) const NOW: i64 = 1_764_460_000_000;
 /// The version of the first snapshot of a drawn story.
 pub(crate) const V0: i64 = 100;
 
+mod bits;
 mod browser;
 mod drawn;
 mod examples;
 mod real;
 
+use bits::*;
 use browser::*;

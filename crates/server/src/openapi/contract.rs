@@ -186,12 +186,12 @@ fn complete_responses(path: &str, operation: &mut Value) {
     if let Some(stream) = operation.pointer_mut("/responses/200/content/text~1event-stream") {
         stream["schema"] = live_event_schema();
     }
-    // `?format=compact` answers the compact form of the seat map.
+    // `?format=compact` and `?format=bits` answer other forms of the seat map.
     if path.ends_with("/seats")
         && let Some(map) = operation.pointer_mut("/responses/200/content/application~1json")
     {
-        map["schema"] =
-            json!({"anyOf": [{"$ref": "#/components/schemas/SeatMap"}, {"$ref": "#/components/schemas/CompactMap"}]});
+        let form = |name: &str| json!({"$ref": format!("#/components/schemas/{name}")});
+        map["schema"] = json!({"anyOf": [form("SeatMap"), form("CompactMap"), form("BitsMap")]});
     }
     let Some(responses) = operation["responses"].as_object_mut() else { return };
     let mut add = |status: &str, description: &str| {

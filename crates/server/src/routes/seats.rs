@@ -27,8 +27,20 @@ pub struct Only {
     /// Any other value → 400.
     only: Option<Taken>,
     /// `compact`: a `CompactMap` (only taken seats, by their position in
-    /// the definition); `json` (the default): a `SeatMap`. Any other value → 400.
-    format: Option<Format>,
+    /// the definition); `bits`: a `BitsMap` (a bit set per state in the
+    /// definition's seat order); `json` (the default): a `SeatMap`. Any
+    /// other value → 400.
+    format: Option<MapFormat>,
+}
+
+/// The wire forms of a seat map: those of live changes, and bit sets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, utoipa::ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MapFormat {
+    #[default]
+    Json,
+    Compact,
+    Bits,
 }
 
 /// The one value `only` takes.
@@ -57,11 +69,11 @@ pub fn scope(only: Option<Taken>) -> SeatScope {
 
 /// Facts of every seat and area (session optional: it sets `mine`); with
 /// `?only=taken`, of the taken seats only; with `?format=compact`, in the
-/// compact form.
+/// compact form; with `?format=bits`, as bit sets.
 #[utoipa::path(get, path = "/shows/{showId}/seats", tag = "shows",
     params(("showId" = String, Path, description = "The show's id"), Only), security((), ("session" = []), ("cookie" = [])),
-    responses((status = 200, body = SeatMap, description = "A `SeatMap`, or a `CompactMap` with `?format=compact`"),
-              (status = 400, description = "bad_request: `only` is not `taken` or `format` not `json` or `compact`", body = ErrorBody),
+    responses((status = 200, body = SeatMap, description = "A `SeatMap`, a `CompactMap` with `?format=compact`, a `BitsMap` with `?format=bits`"),
+              (status = 400, description = "bad_request: `only` is not `taken` or `format` not `json`, `compact` or `bits`", body = ErrorBody),
               (status = 404, description = "unknown_show", body = ErrorBody)))]
 async fn seat_map(
     MaybeSession(viewer): MaybeSession,
@@ -74,12 +86,16 @@ async fn seat_map(
     let viewer = viewer.map(|holder| HolderId::new(holder.as_ref()));
     // Never earlier than the show's latest decision: a client reads its own writes.
     let (mut response, at) = match query.format.unwrap_or_default() {
-        Format::Json => {
+        MapFormat::Json => {
             let map = show.seat_map(scope(query.only), viewer, now).await?;
             (Json(map.value).into_response(), map.at)
         }
-        Format::Compact => {
+        MapFormat::Compact => {
             let map = show.compact_map(viewer, now).await?;
+            (Json(map.value).into_response(), map.at)
+        }
+        MapFormat::Bits => {
+            let map = show.bits_map(viewer, now).await?;
             (Json(map.value).into_response(), map.at)
         }
     };
