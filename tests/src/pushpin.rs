@@ -56,6 +56,12 @@ impl Pushpin {
     /// `http://HOST:PORT` as a server printed it), signing them with `key`;
     /// returns once its HTTP and publish ports take connections.
     pub async fn start(origins: &[&str], key: &str) -> anyhow::Result<Self> {
+        Self::start_tuned(origins, key, &[]).await
+    }
+
+    /// [`Pushpin::start`] with some of the configuration's `name=value`
+    /// lines set otherwise (e.g. `message_rate`, sized to a bench's viewers).
+    pub async fn start_tuned(origins: &[&str], key: &str, settings: &[(&str, &str)]) -> anyhow::Result<Self> {
         Self::binary()?;
         let dir = tempfile::tempdir()?;
         let (http_port, publish_port) = (free_port()?, free_port()?);
@@ -68,6 +74,7 @@ impl Pushpin {
                 ("GRIP_KEY", key),
             ],
         )?;
+        let config = settings.iter().try_fold(config, |config, (name, value)| retune(&config, name, value))?;
         std::fs::write(dir.path().join("pushpin.conf"), config)?;
         let targets: Vec<&str> =
             origins.iter().map(|origin| origin.strip_prefix("http://").unwrap_or(origin)).collect();
@@ -135,10 +142,9 @@ impl Pushpin {
 
     /// Kills every process of the instance at once, as a crash would.
     pub fn kill(&mut self) {
+        // Its children first found, then all killed together.
+        let pids = self.pids();
         if let Some(mut process) = self.process.take() {
-            // Its children first found, then all killed together.
-            let mut pids = family(process.id());
-            pids.push(process.id());
             let _ = Command::new("kill").arg("-KILL").args(pids.iter().map(u32::to_string)).status();
             let _ = process.wait();
             // A restart starts only once every one of them is gone (zurl
@@ -185,12 +191,19 @@ impl Pushpin {
         log.lines().filter(|line| line.contains(what)).map(str::to_owned).collect()
     }
 
-    /// Its resident memory in KiB, summed over its processes, from `/proc`.
-    pub fn resident_kib(&self) -> u64 {
-        let Some(process) = &self.process else { return 0 };
+    /// The runner's process id and every one it started (condure, zurl,
+    /// the proxy and the handler); none once killed.
+    pub fn pids(&self) -> Vec<u32> {
+        let Some(process) = &self.process else { return Vec::new() };
         let mut pids = family(process.id());
         pids.push(process.id());
-        pids.iter()
+        pids
+    }
+
+    /// Its resident memory in KiB, summed over its processes, from `/proc`.
+    pub fn resident_kib(&self) -> u64 {
+        self.pids()
+            .iter()
             .map(|pid| {
                 let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
                 status
@@ -201,6 +214,17 @@ impl Pushpin {
             })
             .sum()
     }
+}
+
+/// `config` with its one `name=…` line set to `name=value`.
+fn retune(config: &str, name: &str, value: &str) -> anyhow::Result<String> {
+    let prefix = format!("{name}=");
+    anyhow::ensure!(config.lines().filter(|line| line.starts_with(&prefix)).count() == 1, "no one {name}= line to set");
+    let lines: Vec<String> = config
+        .lines()
+        .map(|line| if line.starts_with(&prefix) { format!("{prefix}{value}") } else { line.to_owned() })
+        .collect();
+    Ok(lines.join("\n") + "\n")
 }
 
 /// Whether `pid` is still a process that has not exited (a zombie has).

@@ -75,7 +75,7 @@ pub async fn run(plan: &Plan, tokens: Vec<String>) -> anyhow::Result<Report> {
             while Instant::now() < deadline {
                 let token = &tokens[rng.usize(..tokens.len())];
                 let body = match plan.workload {
-                    Workload::Time | Workload::Onsale | Workload::Queue => {
+                    Workload::Time | Workload::Onsale | Workload::Queue | Workload::Edge => {
                         anyhow::bail!("the {} workload makes no holds here", plan.workload.name())
                     }
                     Workload::Churn => Bytes::from(format!("{{\"seats\":[\"S{}\"]}}", rng.usize(..plan.seats))),

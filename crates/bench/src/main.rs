@@ -27,6 +27,13 @@
 //!   on` (the storm through a waiting room, `onsale/waiting.rs`) with
 //!   `--admit-per-minute N` (6,000) and `--opens-in S` (5: seconds from the
 //!   first arrival to `opensAt`).
+//! - `edge`: issue 35's live streams at the edge (`onsale/edge.rs`):
+//!   `--viewers N` arena viewers connected through `--stream-bases
+//!   URL[,URL…]` (Pushpin instances; none: the processes) at
+//!   `--connects-per-second N`, a write storm of `--holds-per-second N`
+//!   for `--seconds` at none, half and all of them; `--edge-pids P[,P…]`
+//!   names the proxies' processes, and `--pids`, `--label`, `--save`,
+//!   `--beside` as for `onsale`.
 //! - `queue`: issue 28's waiting room under a sale's opening (`queue/mod.rs`):
 //!   `--sessions N` join a show's pre-queue, `--streams N` listen to its
 //!   progress across `opensAt`; `--join-seconds N` (the joins' time before
@@ -65,6 +72,8 @@ pub enum Workload {
     Onsale,
     /// The waiting room across a sale's opening (`queue`).
     Queue,
+    /// Live streams through proxies under writes (`edge`).
+    Edge,
 }
 
 impl Workload {
@@ -75,6 +84,7 @@ impl Workload {
             Self::Time => "time",
             Self::Onsale => "onsale",
             Self::Queue => "queue",
+            Self::Edge => "edge",
         }
     }
 
@@ -83,7 +93,7 @@ impl Workload {
         match self {
             Self::Sale => 30,
             Self::Churn => 5,
-            Self::Time | Self::Onsale | Self::Queue => 0,
+            Self::Time | Self::Onsale | Self::Queue | Self::Edge => 0,
         }
     }
 }
@@ -117,6 +127,7 @@ const USAGE: &str = "usage: flash-sale BASE_URL[,BASE_URL…] ADMIN_TOKEN [--wor
                      [--sessions N | --customers N] [--concurrency N] [--seconds N] [--webhook on] [--pids P,P] [--label L] \
                      [--save FILE] [--beside FILE] [--sample-every N] [--alone-seconds N] [--alone-bases URLS] [--probes N] [--format compact|json] [--tick MS] \
                      [--waiting-room on|off] [--admit-per-minute N] [--opens-in S] \
+                     [--viewers N] [--stream-bases URLS] [--edge-pids P,P] [--holds-per-second N] [--connects-per-second N] \
                      [--streams N] [--join-seconds N] [--join-cost N]";
 
 fn parse_args() -> anyhow::Result<(Plan, String)> {
@@ -147,7 +158,8 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
                     "time" => Workload::Time,
                     "onsale" => Workload::Onsale,
                     "queue" => Workload::Queue,
-                    other => anyhow::bail!("--workload is sale, churn, time, onsale or queue, not {other:?}"),
+                    "edge" => Workload::Edge,
+                    other => anyhow::bail!("--workload is sale, churn, time, onsale, queue or edge, not {other:?}"),
                 }
             }
             "--sessions" | "--customers" => plan.sessions = value.parse()?,
@@ -176,6 +188,16 @@ fn parse_args() -> anyhow::Result<(Plan, String)> {
             "--admit-per-minute" => room(&mut plan).admit_per_minute = value.parse()?,
             "--opens-in" => room(&mut plan).opens_in = Duration::from_secs(value.parse()?),
             "--streams" => plan.queue.streams = value.parse()?,
+            "--viewers" => plan.onsale.edge.viewers = value.parse()?,
+            "--stream-bases" => {
+                plan.onsale.edge.stream_bases =
+                    value.split(',').map(|base| base.trim_end_matches('/').to_owned()).collect();
+            }
+            "--edge-pids" => {
+                plan.onsale.edge.edge_pids = value.split(',').map(str::parse).collect::<Result<_, _>>()?;
+            }
+            "--holds-per-second" => plan.onsale.edge.holds_per_second = value.parse()?,
+            "--connects-per-second" => plan.onsale.edge.connects_per_second = value.parse()?,
             "--join-seconds" => plan.queue.join_seconds = Some(value.parse()?),
             "--join-cost" => plan.queue.join_cost = value.parse()?,
             "--webhook" => {
@@ -212,6 +234,9 @@ async fn main() -> anyhow::Result<()> {
     if plan.workload == Workload::Queue {
         return queue::run(&plan, &admin_token).await;
     }
+    if plan.workload == Workload::Edge {
+        return onsale::edge::run(&plan, &plan.onsale).await;
+    }
     let before = metrics::scrape(&client, &plan).await?;
     create_show(&client, &plan, &admin_token).await?;
     let receiver = match plan.webhook {
@@ -245,7 +270,7 @@ async fn create_show(client: &reqwest::Client, plan: &Plan, admin_token: &str) -
     // Churn: sessions are picked at random for each request, so a few hold
     // more than two seats at once now and then; 4 keeps 429s rare.
     let max_holds = match plan.workload {
-        Workload::Sale | Workload::Time | Workload::Onsale | Workload::Queue => 2,
+        Workload::Sale | Workload::Time | Workload::Onsale | Workload::Queue | Workload::Edge => 2,
         Workload::Churn => 4,
     };
     let show = json!({

@@ -3,12 +3,13 @@
 //! (`sale_sqlite`); with `--database postgres`, on a throwaway PostgreSQL
 //! with 1 and 2 processes, next to seed 003's SQL (pgbench, `seed_sql`) on
 //! the same PostgreSQL; `onsale`, the sale's opening; `queue`, its waiting
-//! room.
+//! room; `edge`, live streams through Pushpin.
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+mod edge;
 mod onsale;
 mod queue;
 mod sale_sqlite;
@@ -28,12 +29,13 @@ enum Database {
     Postgres,
 }
 
-/// `bench [sale|web|onsale|queue] [--database sqlite|postgres] [FLAGS]`: the
-/// flash sale (flags go to `flash-sale`), the web build in headless
+/// `bench [sale|web|onsale|queue|edge] [--database sqlite|postgres] [FLAGS]`:
+/// the flash sale (flags go to `flash-sale`), the web build in headless
 /// Chromium, the on-sale minute (`bench/onsale.rs`), its waiting room
-/// (`bench/queue.rs`), or (without a name) the first two.
+/// (`bench/queue.rs`), live streams through Pushpin (`bench/edge.rs`), or
+/// (without a name) the first two.
 pub fn bench(args: &[String]) -> Result<(), String> {
-    let opening = args.first().filter(|name| *name == "onsale" || *name == "queue");
+    let opening = args.first().filter(|name| ["onsale", "queue", "edge"].contains(&name.as_str()));
     if let Some(name) = opening {
         let step = Step::start("release build: seathold and flash-sale");
         run_checked(tool("cargo").args([
@@ -45,7 +47,11 @@ pub fn bench(args: &[String]) -> Result<(), String> {
             "seathold-bench",
         ]))?;
         step.done()?;
-        return if name == "queue" { queue::run(&args[1..]) } else { onsale::run(&args[1..]) };
+        return match name.as_str() {
+            "queue" => queue::run(&args[1..]),
+            "edge" => edge::run(&args[1..]),
+            _ => onsale::run(&args[1..]),
+        };
     }
     let (sale, web, extra) = match args.first().map(String::as_str) {
         Some("sale") => (true, false, &args[1..]),

@@ -207,7 +207,7 @@ fn nginx() -> Result<(), String> {
 /// Debian's `pushpin` (1.36, which brings `zurl` and `condure`), for the
 /// whole-system test that runs `ops/pushpin/pushpin.conf` in front of the
 /// server; like nginx, the tests start their own instances.
-fn pushpin() -> Result<(), String> {
+pub fn pushpin() -> Result<(), String> {
     let step = Step::start("Pushpin with zurl (apt: pushpin)");
     let have = |program: &str| output_of(tool(program).arg("--version")).is_some();
     if have("pushpin") && have("zurl") && have("condure") {

@@ -12,7 +12,9 @@
 //!   (`onsale`: the arena on emulated 4G, then 10,000 arriving customers on SQLite and on
 //!   PostgreSQL with 2 processes), and its waiting room (`queue [--sessions N] [--streams N]`:
 //!   100,000 sessions join the pre-queue, 10,000 progress streams across the draw, on SQLite
-//!   and on PostgreSQL with 2 processes).
+//!   and on PostgreSQL with 2 processes); `edge [--viewers N] [--seconds N]`: arena viewers on 2
+//!   processes on PostgreSQL, directly and through 2 Pushpin instances, under a write storm
+//!   (10,000, then 30,000 when the memory allows).
 //! - `sim [--seeds N] [--steps M] [--seed S] [--store memory|sqlite|shared] [--release] [--mutations]`: the
 //!   deterministic simulator; `--mutations` checks it catches each bug in `crates/sim/mutations/`.
 //! - `contract`: schemathesis, every check, against a debug server's `/api/openapi.json` (also in `test`).
@@ -61,7 +63,7 @@ fn main() -> ExitCode {
         "web" => run::build_web(),
         _ => {
             eprintln!(
-                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test | --dev] | tidy | bench [sale|web|onsale|queue] [FLAGS] | sim [FLAGS] | contract | soak [--minutes N] | postgres | package | web>"
+                "usage: cargo xtask <serve [SERVER ARGS…] | test | setup [--test | --dev] | tidy | bench [sale|web|onsale|queue|edge] [FLAGS] | sim [FLAGS] | contract | soak [--minutes N] | postgres | package | web>"
             );
             return ExitCode::from(2);
         }

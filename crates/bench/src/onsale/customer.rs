@@ -13,7 +13,6 @@ use hyper::body::Bytes;
 use hyper::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, HeaderName, HeaderValue};
 
 use super::steps::{Latencies, Step};
-use super::stream::{self, Ask};
 use super::{Held, Made, Storm};
 use crate::http::{Answer, Connection, bearer};
 
@@ -86,24 +85,10 @@ async fn arrive(
     for _ in 0..3 {
         call(connection, latencies, Step::Time, Method::GET, "/api/time", &compressed, None, 200).await?;
     }
-    let session =
-        call(connection, latencies, Step::Session, Method::POST, "/api/sessions", &compressed, None, 201).await?;
-    let session = session.json();
-    let token = session["token"].as_str().ok_or_else(|| anyhow::anyhow!("session: no token"))?.to_owned();
+    let token = session(connection, latencies).await?;
 
     let sent = Instant::now();
-    let (head, task) = stream::open(Ask {
-        base: storm.pool(n).base().to_owned(),
-        path: format!("/api/shows/{show}/events{}", storm.form.query()),
-        token: token.clone(),
-        sample,
-        watch: stream::Watch::Seats { order: Arc::clone(&storm.order), form: storm.form },
-        stop: storm.stop.subscribe(),
-        open: Arc::clone(&storm.open),
-        arrivals: Arc::clone(&storm.arrivals),
-        storm_over: Arc::clone(&storm.storm_over),
-    });
-    storm.keep_stream(task);
+    let head = storm.open_stream(storm.pool(n).base(), token.clone(), sample);
     match tokio::time::timeout(Duration::from_secs(60), head).await {
         Ok(Ok(Ok(200))) => latencies.add(Step::Stream, sent),
         Ok(Ok(Ok(status))) => anyhow::bail!("stream: status {status}"),
@@ -114,8 +99,17 @@ async fn arrive(
     Ok(token)
 }
 
+/// `POST /api/sessions`: the new session's token.
+pub(super) async fn session(connection: &mut Connection, latencies: &mut Latencies) -> anyhow::Result<String> {
+    let compressed = [accept_encoding()];
+    let session =
+        call(connection, latencies, Step::Session, Method::POST, "/api/sessions", &compressed, None, 201).await?;
+    let token = session.json()["token"].as_str().ok_or_else(|| anyhow::anyhow!("session: no token"))?.to_owned();
+    Ok(token)
+}
+
 /// Holds best 2 and confirms 60 % of the holds.
-async fn buy(
+pub(super) async fn buy(
     storm: &Storm,
     n: usize,
     connection: &mut Connection,

@@ -26,11 +26,13 @@
 mod audit;
 mod cold;
 mod customer;
+pub mod edge;
+mod edge_figures;
 mod fanout;
 mod figures;
 mod pool;
-mod server_view;
 pub mod process;
+mod server_view;
 pub mod steps;
 pub mod stream;
 pub mod viewer;
@@ -44,7 +46,7 @@ use std::time::{Duration, Instant};
 use pool::Pool;
 use seat_state::wire::{SeatOrder, ShowDocument};
 use steps::Latencies;
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 use viewer::Form;
 
@@ -80,6 +82,8 @@ pub struct Options {
     pub alone_bases: Option<Vec<String>>,
     /// The storm through the waiting room, with its settings.
     pub waiting_room: Option<waiting::Room>,
+    /// The edge run's settings (`--workload edge`, `edge.rs`).
+    pub edge: edge::Edge,
 }
 
 impl Default for Options {
@@ -96,6 +100,7 @@ impl Default for Options {
             probes: 20,
             alone_bases: None,
             waiting_room: None,
+            edge: edge::Edge::default(),
         }
     }
 }
@@ -168,15 +173,70 @@ pub struct Storm {
 }
 
 impl Storm {
+    /// Nothing told yet, no stream open: customers of `show` on the plan's processes.
+    fn new(
+        plan: &Plan,
+        options: &Options,
+        show: &str,
+        opening: Option<waiting::Opening>,
+        order: Arc<SeatOrder>,
+    ) -> Self {
+        Self {
+            pools: plan.bases.iter().map(|base| Pool::new(base)).collect(),
+            show: show.to_owned(),
+            opening,
+            order,
+            form: options.form,
+            stop: watch::channel(false).0,
+            storm_over: Arc::default(),
+            pids: options.pids.clone(),
+            open: Arc::default(),
+            arrivals: Arc::default(),
+            sample_every: options.sample_every.max(1),
+            told: Mutex::default(),
+            streams: Mutex::default(),
+        }
+    }
+
     /// Customer `n`'s process: all its requests and its stream go there.
     fn pool(&self, n: usize) -> &Pool {
         &self.pools[n % self.pools.len()]
     }
 
-    fn keep_stream(&self, task: JoinHandle<stream::Seen>) {
+    /// Opens a live stream of the storm's show on `base` (kept until the
+    /// storm stops it); its head's status arrives on the receiver.
+    fn open_stream(&self, base: &str, token: String, sample: bool) -> oneshot::Receiver<anyhow::Result<u16>> {
+        let (head, task) = stream::open(stream::Ask {
+            base: base.to_owned(),
+            path: format!("/api/shows/{}/events{}", self.show, self.form.query()),
+            token,
+            sample,
+            watch: stream::Watch::Seats { order: Arc::clone(&self.order), form: self.form },
+            stop: self.stop.subscribe(),
+            open: Arc::clone(&self.open),
+            arrivals: Arc::clone(&self.arrivals),
+            storm_over: Arc::clone(&self.storm_over),
+        });
         if let Ok(mut streams) = self.streams.lock() {
             streams.push(task);
         }
+        head
+    }
+
+    /// What the customers were told so far, taken out.
+    fn take_told(&self) -> anyhow::Result<Told> {
+        Ok(std::mem::take(&mut *self.told.lock().map_err(|_| anyhow::anyhow!("a customer panicked"))?))
+    }
+
+    /// Stops every stream; what each saw.
+    async fn stop_streams(&self) -> anyhow::Result<Vec<stream::Seen>> {
+        self.stop.send_replace(true);
+        let tasks = std::mem::take(&mut *self.streams.lock().map_err(|_| anyhow::anyhow!("a stream panicked"))?);
+        let mut seen = Vec::with_capacity(tasks.len());
+        for task in tasks {
+            seen.push(task.await?);
+        }
+        Ok(seen)
     }
 
     fn record_queued(&self, queued: waiting::Queued) {
@@ -255,22 +315,7 @@ pub async fn run(plan: &Plan, options: &Options, admin_token: &str) -> anyhow::R
     warm_up(&plan.bases, show, options.form.query()).await?;
     let order = Arc::new(seat_order(&plan.bases[0], show).await?);
 
-    let (stop, _) = watch::channel(false);
-    let storm = Arc::new(Storm {
-        pools: plan.bases.iter().map(|base| Pool::new(base)).collect(),
-        show: show.to_owned(),
-        opening,
-        order,
-        form: options.form,
-        stop,
-        storm_over: Arc::default(),
-        pids: options.pids.clone(),
-        open: Arc::default(),
-        arrivals: Arc::default(),
-        sample_every: options.sample_every.max(1),
-        told: Mutex::default(),
-        streams: Mutex::default(),
-    });
+    let storm = Arc::new(Storm::new(plan, options, show, opening, order));
     let pids = &options.pids;
     let (rss_before, cpu_before, own_before, written_before) = (
         process::resident_bytes(pids)?,
@@ -302,19 +347,14 @@ pub async fn run(plan: &Plan, options: &Options, admin_token: &str) -> anyhow::R
     let probes = fanout::probe(&storm, options.probes).await;
     quiet(&storm).await;
 
-    let mut told = std::mem::take(&mut *storm.told.lock().map_err(|_| anyhow::anyhow!("a customer panicked"))?);
+    let mut told = storm.take_told()?;
     for probe in &probes {
         if let Some(held) = told.holds.iter_mut().find(|held| held.hold_id == probe.hold_id) {
             held.released = true;
         }
     }
     let audit = audit::check(&plan.bases, show, &told.holds).await;
-    storm.stop.send_replace(true);
-    let tasks = std::mem::take(&mut *storm.streams.lock().map_err(|_| anyhow::anyhow!("a customer panicked"))?);
-    let mut seen = Vec::with_capacity(tasks.len());
-    for task in tasks {
-        seen.push(task.await?);
-    }
+    let seen = storm.stop_streams().await?;
     let viewers = audit::viewers(&seen, &storm.order, show).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     let rss_closed = process::resident_bytes(pids)?;

@@ -32,6 +32,7 @@ thread_local! {
 pub struct Ask {
     pub base: String,
     pub path: String,
+    /// The session's token, sent as its cookie; empty: a viewer without one.
     pub token: String,
     /// Parse events and note arrivals (read without compression, to parse).
     pub sample: bool,
@@ -176,10 +177,13 @@ async fn follow(
     // As a browser's EventSource asks: the session cookie, and (outside the
     // sample, which must parse what it reads) compression.
     let encoding = if ask.sample { "" } else { "Accept-Encoding: br, gzip\r\n" };
+    // A viewer without a session (an empty token) sends no cookie.
+    let cookie =
+        if ask.token.is_empty() { String::new() } else { format!("Cookie: seathold_session={}\r\n", ask.token) };
     let request = format!(
         "GET {} HTTP/1.1\r\nHost: {authority}\r\nAccept: text/event-stream\r\nCache-Control: no-cache\r\n\
-         Cookie: seathold_session={}\r\n{encoding}\r\n",
-        ask.path, ask.token
+         {cookie}{encoding}\r\n",
+        ask.path
     );
     socket.write_all(request.as_bytes()).await?;
     let mut stop = ask.stop.clone();
