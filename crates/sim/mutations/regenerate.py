@@ -124,7 +124,7 @@ edit(V, '''        !self.blocked[at]
 record('blocked-seats-holdable', [V])
 # Webhooks (issue 29): a failed event's retry is written past it, so the
 # lane's cursor skips the event and it is never delivered.
-W = 'crates/server/src/webhooks/sender.rs'
+W = 'crates/core/src/webhooks/sender.rs'
 edit(W, """        let retry = LaneStep {
             version: entry.version - 1,""", """        let retry = LaneStep {
             version: entry.version,""")
