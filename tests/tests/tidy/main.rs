@@ -3,6 +3,7 @@
 //! broken boundary fails here with its file and line, or its chain.
 
 mod crate_graph;
+mod dependencies;
 mod imports;
 
 use std::fmt::Write as _;
@@ -223,6 +224,41 @@ fn the_core_crate_reaches_no_http_crate() {
     assert!(
         !graph.http_reached_by("seathold-server").is_empty(),
         "the check sees nothing: the server, which serves HTTP, reaches no HTTP crate"
+    );
+}
+
+#[test]
+fn every_declared_dependency_is_named_by_its_code() {
+    let declared = dependencies::declared(&root());
+    assert!(declared.iter().any(|dep| dep.package == "seathold-server"), "cargo metadata listed no workspace crate");
+    let unused = dependencies::unused(&declared, dependencies::crate_code);
+    assert!(unused.is_empty(), "dependencies nothing uses:\n{}", unused.join("\n"));
+}
+
+#[test]
+fn a_dependency_no_code_names_is_reported_with_its_crate() {
+    let dep = |package: &str, name: &str, kind: Option<&str>| dependencies::Declared {
+        package: package.to_owned(),
+        dir: format!("crates/{package}"),
+        ident: name.replace('-', "_"),
+        name: name.to_owned(),
+        kind: kind.map(str::to_owned),
+    };
+    let declared = [
+        dep("a", "serde-json", None),
+        dep("a", "tokio", Some("dev")),
+        dep("a", "hex", None),
+        dep("a", "mytokio", None),
+        dep("seathold-web", "idna_adapter", None),
+    ];
+    // Normal dependencies are looked for in src/ only; dev-dependencies in tests too.
+    let read = |_: &str, everywhere: bool| {
+        let src = "use serde_json::Value;\nlet x = mytokio_like::f(); // hex\n";
+        if everywhere { format!("{src}#[tokio::test]\n") } else { src.to_owned() }
+    };
+    assert_eq!(
+        dependencies::unused(&declared, read),
+        ["crates/a/Cargo.toml: hex: no code names it", "crates/a/Cargo.toml: mytokio: no code names it"]
     );
 }
 
