@@ -1,5 +1,5 @@
-//! `docs/architecture.md` names only what exists: every backticked path and
-//! every `cargo xtask <command>` it mentions. A rename that forgets the doc
+//! The docs (README.md and every `docs/*.md`) name only what exists: every
+//! backticked path and every `cargo xtask <command>` they mention. A rename that forgets the doc
 //! fails here, with each stale name and its line.
 //!
 //! What counts as a path: a backticked span of letters, digits and `_.-/`
@@ -139,17 +139,38 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// README.md and every `docs/*.md`, as paths from the root.
+fn docs(root: &Path) -> Vec<String> {
+    let folder = std::fs::read_dir(root.join("docs")).expect("docs/");
+    let mut docs: Vec<String> = folder
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".md"))
+        .map(|name| format!("docs/{name}"))
+        .collect();
+    docs.sort();
+    docs.insert(0, "README.md".to_owned());
+    docs
+}
+
 #[test]
-fn the_architecture_doc_names_only_paths_and_commands_that_exist() {
+fn every_doc_names_only_paths_and_commands_that_exist() {
     let root = root();
-    let doc = std::fs::read_to_string(root.join("docs/architecture.md")).expect("docs/architecture.md");
     let main_rs = std::fs::read_to_string(root.join("crates/xtask/src/main.rs")).expect("xtask's main.rs");
     let commands = xtask_commands(&main_rs);
     assert!(commands.len() > 5, "no commands found in crates/xtask/src/main.rs: {commands:?}");
     let tree = tree(&root);
-    assert!(paths_named(&doc).len() > 20, "the doc names almost no paths: is this the code map?");
-    let missing = missing("docs/architecture.md", &doc, &tree, &commands);
-    assert!(missing.is_empty(), "{} stale name(s):\n{}", missing.len(), missing.join("\n"));
+    let docs = docs(&root);
+    assert!(docs.iter().any(|doc| doc == "docs/architecture.md"), "the code map is not among {docs:?}");
+    let mut missing_names = Vec::new();
+    for doc_name in &docs {
+        let doc = std::fs::read_to_string(root.join(doc_name)).unwrap_or_else(|e| panic!("{doc_name}: {e}"));
+        if doc_name == "docs/architecture.md" {
+            assert!(paths_named(&doc).len() > 20, "the doc names almost no paths: is this the code map?");
+        }
+        missing_names.extend(missing(doc_name, &doc, &tree, &commands));
+    }
+    assert!(missing_names.is_empty(), "{} stale name(s):\n{}", missing_names.len(), missing_names.join("\n"));
 }
 
 #[test]
