@@ -46,6 +46,8 @@ fn number(value: f64, unit: &str) -> String {
         // A tick's batch is a few microseconds: say so rather than 0.0.
         "ms" if value.abs() < 1.0 => format!("{value:.3} {unit}"),
         "ms" | "KB" | "MB" | "×" => format!("{value:.1} {unit}"),
+        // Cores busy: a tenth of a core is a large step at these loads.
+        "cores" => format!("{value:.2} {unit}"),
         "µs" => format!("{value:.1} {unit}"),
         "" => format!("{value:.0}"),
         _ => format!("{value:.0} {unit}"),

@@ -37,8 +37,8 @@ pub fn report(run: &Run<'_>) -> anyhow::Result<()> {
     for (level, key) in run.levels.iter().zip(LEVEL_KEYS) {
         let open = level.viewers;
         let at_none = ("0 viewers", none.origin_cores);
-        let name = format!("origin CPU over the write storm, {open} viewers open (cores busy, both processes)");
-        figures.add_beside(&format!("originCores{key}"), &name, level.origin_cores, "×", at_none);
+        let name = format!("origin CPU over the write storm, {open} viewers open (both processes)");
+        figures.add_beside(&format!("originCores{key}"), &name, level.origin_cores, "cores", at_none);
         let name = format!("origin resident, {open} viewers open (both processes)");
         let rss_none = ("0 viewers", none.origin_rss as f64 / 1e6);
         figures.add_beside(&format!("originRssMb{key}"), &name, level.origin_rss as f64 / 1e6, "MB", rss_none);
@@ -46,11 +46,11 @@ pub fn report(run: &Run<'_>) -> anyhow::Result<()> {
             let name = format!("Pushpin resident, {open} viewers open (both instances, every process)");
             let total = |level: &Level| level.edge_rss.values().sum::<u64>() as f64 / 1e6;
             figures.add_beside(&format!("edgeRssMb{key}"), &name, total(level), "MB", ("0 viewers", total(none)));
-            let name = format!("Pushpin CPU over the write storm, {open} viewers open (cores busy)");
-            figures.add(&format!("edgeCores{key}"), &name, level.edge_cores, "×", None);
+            let name = format!("Pushpin CPU over the write storm, {open} viewers open");
+            figures.add(&format!("edgeCores{key}"), &name, level.edge_cores, "cores", None);
         }
         let name = format!("generator CPU over the write storm, {open} viewers open (same cores)");
-        figures.add(&format!("generatorCores{key}"), &name, level.generator_cores, "×", None);
+        figures.add(&format!("generatorCores{key}"), &name, level.generator_cores, "cores", None);
         if open > 0 {
             let fan = &level.fan_out;
             let name = format!(
