@@ -17,11 +17,16 @@
 //! page draws the same seats without a framework: the baseline both first
 //! renders are compared with.
 //!
+//! Then large venues on an emulated phone (`large_venue.rs`): the arena as
+//! SVG and on the canvas, and the stadium when the demo has it (only
+//! these with `SEATHOLD_BENCH_LARGE_ONLY=1`).
+//!
 //! Needs `SEATHOLD_BIN` and `SEATHOLD_WEB_DIST`, as `cargo xtask bench` sets.
 
 use anyhow::Context;
 use seathold_system_tests::Browser;
 use seathold_system_tests::first_render::{ARENA, LOADS, first_renders, instrumented_server, seat_places, summary};
+use seathold_system_tests::large_venue::map_on_a_phone;
 use serde_json::{Value, json};
 
 const CHANGES: usize = 30;
@@ -68,11 +73,32 @@ async fn change_times(browser: &Browser, base: &str) -> anyhow::Result<Vec<f64>>
     Ok(applied)
 }
 
+/// Issue 36: the arena as SVG and on the canvas, and the stadium when the
+/// demo has one, on an emulated phone (4G, CPU 4× slower).
+async fn large_venues(browser: &Browser, base: &str) -> anyhow::Result<()> {
+    println!("large venues on a phone (4G 9 Mbit/s, 60 ms; CPU 4× slower; cache off):");
+    let svg = map_on_a_phone(browser, base, ARENA, "svg").await?;
+    let canvas = map_on_a_phone(browser, base, ARENA, "canvas").await?;
+    println!("arena seats live on a phone, canvas / SVG: {:.2}×", canvas / svg.max(f64::MIN_POSITIVE));
+    let shows: Value = reqwest::get(format!("{base}/api/shows")).await?.error_for_status()?.json().await?;
+    let stadium = shows["shows"].as_array().into_iter().flatten().find(|show| show["id"] == "demo-stadium");
+    if stadium.is_some() {
+        map_on_a_phone(browser, base, "demo-stadium", "canvas").await?;
+    } else {
+        println!("demo-stadium: not in this build's demo (yet)");
+    }
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let (server, _web) = instrumented_server().await?;
     let browser = Browser::start().await?;
     let outcome = async {
+        // Only issue 36's large venues (they take minutes of their own).
+        if std::env::var_os("SEATHOLD_BENCH_LARGE_ONLY").is_some() {
+            return large_venues(&browser, &server.base_url).await;
+        }
         let seats = seat_places(&server.base_url).await?;
         let plain = first_renders(&browser, &server.base_url, "/plain-dom.html", Some(&seats)).await?;
         let plain_median = summary(
@@ -109,6 +135,7 @@ async fn main() -> anyhow::Result<()> {
             "one remote change, median {change:.1} ms (target < 2 ms: {})",
             if change < 2.0 { "met" } else { "MISSED" }
         );
+        large_venues(&browser, &server.base_url).await?;
         anyhow::Ok(())
     }
     .await;

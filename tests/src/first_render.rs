@@ -91,7 +91,9 @@ const TIMING_SCRIPT: &str = r#"(() => {
       if (picture) [bench.painted, bench.picture] = [now, picture];
     }
     // Live: the app's map drawn, and the server's picture (#prepaint) gone.
-    const live = seats.length >= __SEATS__ && document.querySelectorAll("[data-seat-id]").length >= __SEATS__;
+    // A large venue's canvas is live once painted (its seats are found by a grid, not elements).
+    const canvas = document.querySelector("canvas.seat-canvas[data-seats-drawn]");
+    const live = canvas || (seats.length >= __SEATS__ && document.querySelectorAll("[data-seat-id]").length >= __SEATS__);
     if (live && !document.getElementById("prepaint")) {
       bench.live = now;
       if (bench.painted === null) bench.painted = now;
@@ -101,8 +103,18 @@ const TIMING_SCRIPT: &str = r#"(() => {
   };
   requestAnimationFrame(frame);
   bench.watch = (id) => {
-    const seat = document.querySelector(`[data-seat-id="${id}"]`);
     bench.applied = null;
+    // On a canvas, the change is applied when the canvas repaints its rectangle.
+    const canvas = document.querySelector("canvas.seat-canvas");
+    if (canvas) {
+      const repainted = new MutationObserver(() => {
+        bench.applied = performance.now() - bench.changeStarted;
+        repainted.disconnect();
+      });
+      repainted.observe(canvas, { attributes: true, attributeFilter: ["data-repaints"] });
+      return;
+    }
+    const seat = document.querySelector(`[data-seat-id="${id}"]`);
     const observer = new MutationObserver(() => {
       if (seat.getAttribute("data-state") !== "free") {
         bench.applied = performance.now() - bench.changeStarted;

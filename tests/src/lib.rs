@@ -15,6 +15,7 @@ pub mod browser;
 pub mod cdp;
 pub mod customer;
 pub mod first_render;
+pub mod large_venue;
 pub mod nginx;
 pub mod postgres;
 pub mod pushpin;
