@@ -187,13 +187,18 @@ pub async fn show(show_id: &str) -> Result<(ShowDefinition, ShowOffer, Staged), 
     let value = get_value(&format!("/api/shows/{show_id}")).await?;
     let unreadable = || transport("unreadable answer");
     let mut show: ShowDefinition = seathold_js_value::from_value(value.clone()).ok().ok_or_else(unreadable)?;
-    let offer: ShowOffer = seathold_js_value::from_value(value.clone()).ok().ok_or_else(unreadable)?;
+    let mut offer: ShowOffer = seathold_js_value::from_value(value.clone()).ok().ok_or_else(unreadable)?;
     // A label equal to its default is left out of the definition (API.md "On-sale (v3)").
     for (seat, place) in show.seats.iter_mut().zip(&offer.seats) {
         if seat.label.is_none() {
             let (section, row) = (place.section.as_deref(), place.row.as_deref());
             seat.label = Some(seat_state::wire::default_label(&seat.id, section, row, place.number));
         }
+    }
+    // Parametric rows (a stadium's) become seats after the listed ones, as the server numbers them.
+    let rows: seat_state::wire::ShowRows = seathold_js_value::from_value(value.clone()).ok().ok_or_else(unreadable)?;
+    if !rows.rows.is_empty() {
+        rows.append_to(&mut show, &mut offer).map_err(|_| transport("unreadable rows"))?;
     }
     let staged = seathold_js_value::from_value(value).ok().ok_or_else(unreadable)?;
     Ok((show, offer, staged))
