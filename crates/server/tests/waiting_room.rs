@@ -360,7 +360,11 @@ async fn every_process_answers_the_queue_at_the_databases_instant() {
     database.set(ServerMillis(OPENS + 800));
     ahead.set(ServerMillis(OPENS + 1_200));
     let early = place(&a, &ann, "gig").await.body;
-    assert_eq!((early["state"].clone(), early["serverTime"].clone()), (json!("waiting"), json!(OPENS + 800)), "{early}");
+    assert_eq!(
+        (early["state"].clone(), early["serverTime"].clone()),
+        (json!("waiting"), json!(OPENS + 800)),
+        "{early}"
+    );
     assert_error(&b.hold(&ann, "gig", seat(1)).await, 403, "not_admitted");
 
     database.set(ServerMillis(OPENS + 1_000));

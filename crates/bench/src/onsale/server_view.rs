@@ -12,21 +12,30 @@ pub struct Buckets(Vec<(f64, f64)>);
 
 /// What is read: a name for the row, the metric, and the labels a series
 /// must carry (others, such as the status, are summed over).
-const WATCHED: [(&str, &str, &str, &[(&str, &str)]); 5] = [
-    ("serverHold", "hold (best 2), in the server", "seathold_http_request_duration_seconds", &[
-        ("method", "POST"),
-        ("route", "/api/shows/{showId}/holds"),
-    ]),
-    ("serverJoin", "queue join, in the server", "seathold_http_request_duration_seconds", &[
-        ("method", "POST"),
-        ("route", "/api/shows/{showId}/queue"),
-    ]),
-    ("serverTime", "GET /api/time, in the server", "seathold_http_request_duration_seconds", &[
-        ("method", "GET"),
-        ("route", "/api/time"),
-    ]),
-    ("groupCommit", "one group commit of the show writer", "seathold_commit_duration_seconds", &[]),
-    ("queueBatch", "one batch of the queue writer", "seathold_queue_batch_duration_seconds", &[]),
+/// A histogram to read: its figure's key, its row's name, the metric, the labels a series must carry.
+struct Watched(&'static str, &'static str, &'static str, &'static [(&'static str, &'static str)]);
+
+const WATCHED: [Watched; 5] = [
+    Watched(
+        "serverHold",
+        "hold (best 2), in the server",
+        "seathold_http_request_duration_seconds",
+        &[("method", "POST"), ("route", "/api/shows/{showId}/holds")],
+    ),
+    Watched(
+        "serverJoin",
+        "queue join, in the server",
+        "seathold_http_request_duration_seconds",
+        &[("method", "POST"), ("route", "/api/shows/{showId}/queue")],
+    ),
+    Watched(
+        "serverTime",
+        "GET /api/time, in the server",
+        "seathold_http_request_duration_seconds",
+        &[("method", "GET"), ("route", "/api/time")],
+    ),
+    Watched("groupCommit", "one group commit of the show writer", "seathold_commit_duration_seconds", &[]),
+    Watched("queueBatch", "one batch of the queue writer", "seathold_queue_batch_duration_seconds", &[]),
 ];
 
 /// Every watched histogram of every process, read now.
@@ -35,19 +44,25 @@ pub async fn read(bases: &[String]) -> anyhow::Result<Vec<Buckets>> {
     for base in bases {
         texts.push(reqwest::get(format!("{base}/metrics")).await?.error_for_status()?.text().await?);
     }
-    Ok(WATCHED.iter().map(|(_, _, metric, labels)| buckets(&texts, metric, labels)).collect())
+    Ok(WATCHED.iter().map(|Watched(_, _, metric, labels)| buckets(&texts, metric, labels)).collect())
 }
 
 /// Adds a p99 (and the count) of what happened between `before` and `after`.
 pub fn add(figures: &mut Figures, before: &[Buckets], after: &[Buckets]) {
-    for ((key, name, _, _), (before, after)) in WATCHED.iter().zip(before.iter().zip(after)) {
+    for (Watched(key, name, _, _), (before, after)) in WATCHED.iter().zip(before.iter().zip(after)) {
         let since = after.since(before);
         let count = since.0.last().map_or(0.0, |(_, count)| *count);
         if count == 0.0 {
             continue;
         }
         if let Some(p99) = since.quantile(0.99) {
-            figures.add(&format!("{key}P99Ms"), &format!("{name} p99 (≤ its bucket, {count} seen)"), p99 * 1000.0, "ms", None);
+            figures.add(
+                &format!("{key}P99Ms"),
+                &format!("{name} p99 (≤ its bucket, {count} seen)"),
+                p99 * 1000.0,
+                "ms",
+                None,
+            );
         }
     }
 }
@@ -110,7 +125,7 @@ seathold_http_request_duration_seconds_bucket{le=\"0.001\",method=\"GET\",route=
 
     #[test]
     fn statuses_are_summed_and_other_routes_left_out() {
-        let read = buckets(&[TEXT.to_owned()], "seathold_http_request_duration_seconds", &WATCHED[0].3);
+        let read = buckets(&[TEXT.to_owned()], "seathold_http_request_duration_seconds", WATCHED[0].3);
         assert_eq!(read.0, vec![(0.001, 90.0), (0.002, 99.0), (f64::INFINITY, 200.0)]);
         assert_eq!(read.quantile(0.45), Some(0.001));
         assert_eq!(read.quantile(0.99), Some(f64::INFINITY));
