@@ -10,11 +10,11 @@ use crate::figures::Figures;
 #[derive(Debug, Default, Clone)]
 pub struct Buckets(Vec<(f64, f64)>);
 
-/// What is read: a name for the row, the metric, and the labels a series
-/// must carry (others, such as the status, are summed over).
 /// A histogram to read: its figure's key, its row's name, the metric, the labels a series must carry.
 struct Watched(&'static str, &'static str, &'static str, &'static [(&'static str, &'static str)]);
 
+/// What is read: a name for the row, the metric, and the labels a series
+/// must carry (others, such as the status, are summed over).
 const WATCHED: [Watched; 5] = [
     Watched(
         "serverHold",
