@@ -80,7 +80,7 @@ fn one(ask: &Ask, database: &str, processes: usize, label: &str, extra: &[String
     ];
     // Not a line per failed request or failed queue append: the figures
     // count the answers (a 503 is a batch whose append failed).
-    let log = "warn,tower_http=off,seathold_server::engine::queue::actor=error";
+    let log = "warn,tower_http=off,seathold_core::engine::queue::actor=error";
     let servers = Servers::start_logging(database, processes, &serve, log)?;
     let step = Step::start(&format!("waiting room, {label}, against {}", servers.bases.join(", ")));
     let pids: Vec<String> = servers.pids().iter().map(u32::to_string).collect();
