@@ -9,7 +9,10 @@ use anyhow::Context;
 use seathold_system_tests::cdp::{Exchange, Traffic};
 use seathold_system_tests::{Browser, Server};
 
-const COLD_BUDGET: u64 = 400_000;
+// Issue 26's budget was 400,000 B; the canvas renderer for venues of
+// 50,000 seats and more (issue 36) rides in every page's wasm until it is
+// split into its own module: 422,408 B when it landed (docs/benchmarks.md).
+const COLD_BUDGET: u64 = 430_000;
 const WARM_BUDGET: u64 = 30_000;
 const SHOW: &str = "demo-arena";
 
