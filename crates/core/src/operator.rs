@@ -4,16 +4,14 @@
 use std::collections::HashMap;
 
 use seat_state::wire::{HoldCounts, OnSaleMinute, OperatorHold, PlaceCounts, SeatMap};
-use seat_state::{Change, Hold, HoldStatus, ServerMillis, Show};
+use seat_state::{Change, Hold, ServerMillis, Show};
 
 use crate::store::Transition;
 
-/// Holds active at `now`, oldest first.
-pub fn active_holds<'a>(holds: impl IntoIterator<Item = &'a Hold>, now: ServerMillis) -> Vec<OperatorHold> {
-    let mut active: Vec<&Hold> = holds.into_iter().filter(|hold| hold.status_at(now) == HoldStatus::Held).collect();
-    active.sort_by_key(|hold| hold.created_version);
+/// Active holds as the operator's list shows them.
+pub fn hold_list(active: &[Hold]) -> Vec<OperatorHold> {
     active
-        .into_iter()
+        .iter()
         .map(|hold| OperatorHold {
             hold_id: hold.id.to_string(),
             holder: hold.holder.to_string(),
@@ -246,7 +244,7 @@ pub fn csv(journal: &[Transition]) -> anyhow::Result<String> {
 #[cfg(test)]
 #[allow(clippy::unwrap_used, clippy::expect_used)]
 mod tests {
-    use seat_state::{HoldId, HolderId};
+    use seat_state::{HoldId, HoldStatus, HolderId};
 
     use super::*;
 

@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use tokio::sync::mpsc;
 
-use seat_state::{Change, HoldId, SeatScope, ServerMillis, ShowState};
+use seat_state::{Change, HoldId, HoldStatus, SeatScope, ServerMillis, ShowState};
 
 use crate::clock::SharedClock;
 use crate::metrics::{Metrics, Stage};
@@ -437,7 +437,7 @@ impl ShowActor {
                 let at = at(now);
                 let view = OperatorView {
                     version: self.state.version(),
-                    holds: crate::operator::active_holds(self.state.holds(), at),
+                    holds: self.state.holds().filter(|hold| hold.status_at(at) == HoldStatus::Held).cloned().collect(),
                     map: self.state.seat_map_of(SeatScope::Every, None, at),
                 };
                 drop(reply.send(Ok(Answer { at, value: view })));

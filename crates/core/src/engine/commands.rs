@@ -2,8 +2,8 @@
 
 use tokio::sync::oneshot;
 
-use seat_state::wire::{HoldBody, HoldOrder, OperatorHold, SeatMap};
-use seat_state::{Admission, HoldId, HolderId, SeatId, ServerMillis};
+use seat_state::wire::{HoldBody, HoldOrder, SeatMap};
+use seat_state::{Admission, Hold, HoldId, HolderId, SeatId, ServerMillis};
 
 use crate::store::DueExpiry;
 
@@ -132,7 +132,7 @@ pub struct OperatorView {
     /// The journal up to this version is what the view describes.
     pub version: i64,
     /// Active holds, oldest first.
-    pub holds: Vec<OperatorHold>,
+    pub holds: Vec<Hold>,
     pub map: SeatMap,
 }
 

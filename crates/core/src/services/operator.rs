@@ -27,7 +27,7 @@ impl Operator {
     pub async fn holds(&self, show_id: &str, now: ServerMillis) -> Result<Option<OperatorHoldList>, EngineError> {
         let Some(engine) = self.engines.show(show_id).await? else { return Ok(None) };
         let view = engine.operator_view(now).await?;
-        Ok(Some(OperatorHoldList { holds: view.value.holds, server_time: view.at.0 }))
+        Ok(Some(OperatorHoldList { holds: operator::hold_list(&view.value.holds), server_time: view.at.0 }))
     }
 
     /// Places by state (in all and per category), holds by outcome,
