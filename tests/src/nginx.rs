@@ -140,6 +140,24 @@ impl Nginx {
         Ok(self.access_log()?.into_iter().filter(|entry| entry.request == request).collect())
     }
 
+    /// The entries for `request` once at least `count` are there: nginx writes a
+    /// request's line after its answer is sent, so a client can be ahead of the log.
+    pub async fn logged_at_least(&self, request: &str, count: usize) -> anyhow::Result<Vec<Logged>> {
+        let started = Instant::now();
+        loop {
+            let logged = self.logged(request)?;
+            if logged.len() >= count {
+                return Ok(logged);
+            }
+            anyhow::ensure!(
+                started.elapsed() < PATIENCE,
+                "nginx logged {} of {count} `{request}`: {logged:?}",
+                logged.len()
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
     /// nginx's error log, for failure messages.
     pub fn error_log(&self) -> String {
         std::fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default()
