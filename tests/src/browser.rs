@@ -126,8 +126,14 @@ impl Browser {
         let deadline = Instant::now() + PATIENCE;
         let wrapped = format!("return !!({script});");
         loop {
-            if self.client.execute(&wrapped, vec![]).await?.as_bool() == Some(true) {
-                return Ok(());
+            match self.client.execute(&wrapped, vec![]).await {
+                Ok(answer) if answer.as_bool() == Some(true) => return Ok(()),
+                Ok(_) => {}
+                // The page was too busy to run the check within WebDriver's
+                // script timeout (seen with two browsers on a loaded machine):
+                // not yet, as long as the deadline allows.
+                Err(error) if error.is_script_timeout() => eprintln!("waiting for {what}: the page was busy ({error})"),
+                Err(error) => return Err(error.into()),
             }
             anyhow::ensure!(Instant::now() < deadline, "timed out waiting for {what} ({script})");
             tokio::time::sleep(Duration::from_millis(50)).await;
