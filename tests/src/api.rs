@@ -122,6 +122,14 @@ impl Api {
         self.call(Method::POST, path, token, body).await
     }
 
+    /// The seat order of `show`'s definition, which compact frames and
+    /// `?only=taken` snapshots are read with.
+    pub async fn seat_order(&self, show: &str) -> anyhow::Result<seat_state::wire::SeatOrder> {
+        let definition: seat_state::wire::ShowDocument =
+            serde_json::from_value(self.get(&format!("/api/shows/{show}"), None).await?.body)?;
+        Ok(seat_state::wire::SeatOrder::of_document(&definition))
+    }
+
     /// A new session's token, made on this process.
     pub async fn session(&self) -> anyhow::Result<String> {
         let answer = self.post("/api/sessions", None, None).await?;

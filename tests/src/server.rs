@@ -35,6 +35,16 @@ pub async fn run_binary(args: &[&str]) -> anyhow::Result<String> {
     Ok(String::from_utf8(output.stdout)?)
 }
 
+/// Creates `show` (a venue file's JSON) with `seathold show create` in the
+/// database of `data_dir`, before a server starts on it.
+pub async fn create_show(data_dir: &Path, show: &serde_json::Value) -> anyhow::Result<()> {
+    let venue = data_dir.join("venue.json");
+    std::fs::write(&venue, show.to_string())?;
+    let venue = venue.to_str().context("a UTF-8 temporary path")?;
+    run_binary(&["show", "create", venue, "--database", &database_url(data_dir)]).await?;
+    Ok(())
+}
+
 impl Server {
     /// Starts `seathold serve --demo` with the release web build and `extra` arguments.
     pub async fn start(extra: &[&str]) -> anyhow::Result<Self> {
@@ -122,10 +132,7 @@ impl Server {
     /// fresh data directory, then starts the server on it.
     pub async fn start_with_show(show: &serde_json::Value, extra: &[&str]) -> anyhow::Result<Self> {
         let data_dir = std::sync::Arc::new(tempfile::tempdir()?);
-        let venue = data_dir.path().join("venue.json");
-        std::fs::write(&venue, show.to_string())?;
-        let venue = venue.to_str().context("a UTF-8 temporary path")?;
-        run_binary(&["show", "create", venue, "--database", &database_url(data_dir.path())]).await?;
+        create_show(data_dir.path(), show).await?;
         Self::start_in(data_dir, extra).await
     }
 

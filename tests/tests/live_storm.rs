@@ -7,7 +7,7 @@
 #![allow(clippy::unwrap_used)]
 
 use anyhow::Context;
-use seat_state::wire::{SeatMap, SeatOrder, ShowDocument};
+use seat_state::wire::SeatMap;
 use seathold_system_tests::api::{Api, one_row};
 use seathold_system_tests::viewer::Viewer;
 use seathold_system_tests::{PATIENCE, Server};
@@ -55,8 +55,7 @@ async fn fast_slow_resuming_and_compact_viewers_converge_on_the_seat_map_under_a
     // A short tick: many frames, so the slow viewer really falls behind.
     let server = Server::start_with_show(&show, &["--rate-limits", "off", "--tick", "5ms"]).await?;
     let api = Api::new(&server, "storm");
-    let definition: ShowDocument = serde_json::from_value(api.get(&format!("/api/shows/{SHOW}"), None).await?.body)?;
-    let order = SeatOrder::of_document(&definition);
+    let order = api.seat_order(SHOW).await?;
 
     let (mut fast_events, fast_reader) = api.events_with(SHOW, "", None).await?.forward();
     let (mut compact_events, compact_reader) = api.events_with(SHOW, "?format=compact", None).await?.forward();

@@ -3,7 +3,8 @@
 //! their `…/events` with a GRIP hold and publishes each tick's frame to
 //! Pushpin once. Under a write storm every viewer (JSON, `only=taken`,
 //! compact) ends with the map `GET /seats` answers, each event following
-//! the one before it: while a third of the publishes are lost on the way
+//! the one before it and its id above the one before it on the same
+//! connection (a snapshot's too): while a third of the publishes are lost on the way
 //! (Pushpin finds the gap by `prev-id` and asks the server), across an
 //! origin killed mid-storm and restarted (Pushpin holds the streams), and
 //! across a Pushpin killed and restarted (viewers come back with
@@ -17,14 +18,14 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use anyhow::Context;
-use seat_state::wire::{SeatMap, SeatOrder, ShowDocument};
+use seat_state::wire::SeatMap;
 use serde_json::json;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 use seathold_system_tests::PATIENCE;
 use seathold_system_tests::api::{Api, EventStream, one_row};
 use seathold_system_tests::pushpin::Pushpin;
-use seathold_system_tests::server::{Server, database_url, logs, run_binary};
+use seathold_system_tests::server::{Server, create_show, logs};
 use seathold_system_tests::viewer::Viewer;
 
 const SHOW: &str = "grip";
@@ -73,8 +74,17 @@ async fn watch(base: String, watch: Arc<Watch>) {
         }
         watch.connections.fetch_add(1, Ordering::SeqCst);
         let mut stream = EventStream::from_response(response);
+        // API.md: ids strictly rise per connection (a snapshot's too).
+        let mut last_id = i64::MIN;
         while let Ok(Some(event)) = stream.next().await {
-            if let Err(error) = watch.viewer.lock().unwrap().take(&event) {
+            let id = event.id.as_deref().and_then(|id| id.parse::<i64>().ok()).unwrap_or(i64::MIN);
+            let taken = if id > last_id {
+                watch.viewer.lock().unwrap().take(&event)
+            } else {
+                Err(anyhow::anyhow!("{} id {:?} after id {last_id} on one connection", event.kind, event.id))
+            };
+            last_id = id;
+            if let Err(error) = taken {
                 *watch.fault.lock().unwrap() = Some(format!("{}: {error:#}", watch.name));
                 return;
             }
@@ -292,10 +302,7 @@ async fn viewers_through_pushpin_converge_under_lost_publishes_an_origin_restart
     let data = Arc::new(tempfile::tempdir()?);
     let show = json!({"id": SHOW, "name": "GRIP", "seats": one_row(SEATS), "maxActiveHoldsPerHolder": 1000,
                       "areas": [{"id": "floor", "name": "Floor", "capacity": 1000}]});
-    let venue = data.path().join("venue.json");
-    std::fs::write(&venue, show.to_string())?;
-    run_binary(&["show", "create", venue.to_str().context("a UTF-8 path")?, "--database", &database_url(data.path())])
-        .await?;
+    create_show(data.path(), &show).await?;
 
     // Pushpin in front of the origin's fixed address; the origin publishes through the relay.
     let origin_addr = format!("127.0.0.1:{}", std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port());
@@ -307,9 +314,7 @@ async fn viewers_through_pushpin_converge_under_lost_publishes_an_origin_restart
     pushpin.until_proxying("/api/time").await?;
     let origin = Api::at(&format!("http://{origin_addr}"), "origin");
     let through = Api::at(&pushpin.base_url, "pushpin");
-    let definition: ShowDocument =
-        serde_json::from_value(through.get(&format!("/api/shows/{SHOW}"), None).await?.body)?;
-    let order = SeatOrder::of_document(&definition);
+    let order = through.seat_order(SHOW).await?;
 
     let watches: Vec<Arc<Watch>> = [
         ("json", "", false),

@@ -9,7 +9,10 @@
 //! A stream that falls behind the broadcast skips to a fresh snapshot of
 //! the published map. Recent frames are kept for `Last-Event-ID` resumes.
 //! Each frame also goes to the optional [`FrameSink`] (a GRIP proxy's
-//! publish API, at the edge): once per frame, never once per viewer.
+//! publish API, at the edge): once per frame, never once per viewer. A
+//! proxy's viewer starts from [`Live::held`]: what it is sent ends where
+//! the next published frame begins, so the proxy never passes it an id
+//! that does not rise.
 
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -111,6 +114,11 @@ struct FrameLog {
     /// The newest frame's version (the floor before the first): the next
     /// frame follows it.
     newest: i64,
+    /// The published map at the version of a frame sent (the floor at
+    /// first): a snapshot the kept frames continue. The writer's map runs
+    /// ahead of the frames by up to a tick, so a snapshot of it would be
+    /// followed by a frame it already holds, or an older one.
+    framed: Arc<MapView>,
 }
 
 /// What a new viewer gets first.
@@ -119,6 +127,17 @@ pub enum Start {
     Snapshot(Arc<MapView>),
     /// Every frame after the viewer's `Last-Event-ID`, oldest first.
     Replay(Vec<Arc<Frame>>),
+}
+
+/// What a GRIP proxy's viewer is sent first: a snapshot and/or frames,
+/// oldest first, bringing it to `last`, which is the `prev-id` its stream
+/// is held at. The proxy passes on only a published frame that follows
+/// that version (its id is higher), and asks again when one does not.
+#[derive(Debug)]
+pub struct Held {
+    pub snapshot: Option<Arc<MapView>>,
+    pub frames: Vec<Arc<Frame>>,
+    pub last: i64,
 }
 
 /// A viewer's live feed: first `start`, then `frames` (skip those at or
@@ -154,24 +173,38 @@ impl Live {
         Subscription { start, frames }
     }
 
-    /// A start for a viewer that is not subscribed here (a GRIP proxy holds
-    /// its stream): what [`Live::subscribe`] would send first, and the
-    /// version of the newest frame sent so far, which the next frame
-    /// follows. The start brings the viewer at least to that version.
-    pub fn start(&self, after: Option<i64>) -> (Start, i64) {
+    /// What a GRIP proxy's viewer is sent before the proxy holds its
+    /// stream (the proxy, not this process, gets the frames): see [`Held`].
+    /// `after` is the version the viewer has; `asked` when the proxy asks
+    /// for what its held viewer missed (`Grip-Last`), on the same
+    /// connection, so nothing may go back.
+    pub fn held(&self, after: Option<i64>, asked: bool) -> Held {
         let log = self.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         // The view is published before its changes reach the hub: read
         // after the newest frame, it holds at least that frame's changes.
         let newest = log.newest;
         let view = self.view();
-        let start = match after {
-            Some(after) if after >= newest && after <= view.version => Start::Replay(Vec::new()),
-            Some(after) if after < view.version && log.covers(after) => {
-                Start::Replay(log.recent.iter().filter(|frame| frame.version > after).cloned().collect())
+        let frames_after = |version: i64| log.recent.iter().filter(|frame| frame.version > version).cloned().collect();
+        if let Some(after) = after.filter(|&after| asked || after <= view.version) {
+            if after >= newest {
+                // Nothing framed after it yet. Held at it: a next frame that
+                // follows an older version makes the proxy ask again.
+                return Held { snapshot: None, frames: Vec::new(), last: after };
             }
-            _ => Start::Snapshot(view),
-        };
-        (start, newest)
+            if log.covers(after) {
+                return Held { snapshot: None, frames: frames_after(after), last: newest };
+            }
+        }
+        // A snapshot; when the proxy asks, newer than what its viewer has.
+        let floor = after.filter(|_| asked).unwrap_or(i64::MIN);
+        let framed = &log.framed;
+        if framed.version > floor && (framed.version == newest || log.covers(framed.version)) {
+            return Held { snapshot: Some(Arc::clone(framed)), frames: frames_after(framed.version), last: newest };
+        }
+        if view.version > floor {
+            return Held { last: view.version, snapshot: Some(view), frames: Vec::new() };
+        }
+        Held { snapshot: None, frames: Vec::new(), last: floor }
     }
 
     /// Whether the show's storage is failing (its writer answers 503).
@@ -188,6 +221,15 @@ impl Live {
         match self.view.write() {
             Ok(mut slot) => *slot = view,
             Err(poisoned) => *poisoned.into_inner() = view,
+        }
+    }
+
+    /// Keeps `view` as the framed map when a frame ends at its version
+    /// (the hub takes frames and the writer's maps in the writer's order).
+    fn frame_view(&self, view: &Arc<MapView>) {
+        let mut log = self.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        if view.version == log.newest && view.version >= log.framed.version {
+            log.framed = Arc::clone(view);
         }
     }
 
@@ -222,7 +264,14 @@ impl FrameLog {
 /// The writer's side of its show's hub.
 pub struct EventHub {
     live: Arc<Live>,
-    changes: mpsc::UnboundedSender<ChangeEvent>,
+    changes: mpsc::UnboundedSender<Input>,
+}
+
+/// What the writer hands its hub, in the writer's order: changes, then the
+/// map they make.
+enum Input {
+    Change(ChangeEvent),
+    View(Arc<MapView>),
 }
 
 impl EventHub {
@@ -232,17 +281,19 @@ impl EventHub {
         let order = view.statics.order.clone();
         let floor = view.version;
         let (sender, _) = broadcast::channel(BEHIND);
+        let view = Arc::new(view);
+        let recent = VecDeque::with_capacity(REPLAY_FRAMES);
         let live = Arc::new(Live {
-            view: RwLock::new(Arc::new(view)),
+            view: RwLock::new(Arc::clone(&view)),
             unavailable: AtomicBool::new(false),
-            log: Mutex::new(FrameLog { sender, recent: VecDeque::with_capacity(REPLAY_FRAMES), floor, newest: floor }),
+            log: Mutex::new(FrameLog { sender, recent, floor, newest: floor, framed: Arc::clone(&view) }),
         });
         let sink = sink.map(|sink| {
             sink.started(&show_id, floor);
             (show_id, sink)
         });
         let (changes, received) = mpsc::unbounded_channel();
-        let ticker = Ticker { live: Arc::clone(&live), order, ticks, pending: Conflation::default(), sink };
+        let ticker = Ticker { live: Arc::clone(&live), order, ticks, pending: Conflation::default(), sink, view };
         tokio::spawn(ticker.run(received));
         Self { live, changes }
     }
@@ -255,12 +306,15 @@ impl EventHub {
     /// A durable change for the next frame.
     pub fn publish(&self, event: ChangeEvent) {
         // The tick task ends only after the writer: a send cannot fail before.
-        let _ = self.changes.send(event);
+        let _ = self.changes.send(Input::Change(event));
     }
 
     /// The map as of the changes published so far.
     pub fn publish_view(&self, view: MapView) {
-        self.live.set_view(Arc::new(view));
+        let view = Arc::new(view);
+        self.live.set_view(Arc::clone(&view));
+        // The hub keeps the map a frame ends at, for GRIP snapshots.
+        let _ = self.changes.send(Input::View(view));
     }
 
     /// Whether anyone is watching live.
@@ -282,10 +336,12 @@ struct Ticker {
     pending: Conflation,
     /// Where frames go besides the streams, with the show's id.
     sink: Option<(Arc<str>, Arc<dyn FrameSink>)>,
+    /// The writer's newest map the hub has received.
+    view: Arc<MapView>,
 }
 
 impl Ticker {
-    async fn run(mut self, mut received: mpsc::UnboundedReceiver<ChangeEvent>) {
+    async fn run(mut self, mut received: mpsc::UnboundedReceiver<Input>) {
         // Long ago: the first change goes at once.
         let mut last_frame = Instant::now().checked_sub(self.ticks.tick).unwrap_or_else(Instant::now);
         let mut last_sent = Instant::now();
@@ -294,7 +350,12 @@ impl Ticker {
                 if self.pending.is_empty() { last_sent + self.ticks.keep_alive } else { last_frame + self.ticks.tick };
             tokio::select! {
                 input = received.recv() => match input {
-                    Some(event) => self.pending.push(event),
+                    Some(Input::Change(event)) => self.pending.push(event),
+                    Some(Input::View(view)) => {
+                        // Its frame may have gone before it came.
+                        self.live.frame_view(&view);
+                        self.view = view;
+                    }
                     None => return self.flush(),
                 },
                 () = tokio::time::sleep_until(due) => {
@@ -325,5 +386,9 @@ impl Ticker {
             compact: event_text("change", event.version, &compact),
         };
         self.live.send(frame, true, self.sink.as_ref());
+        self.live.frame_view(&self.view);
     }
 }
+
+#[cfg(test)]
+mod held_tests;

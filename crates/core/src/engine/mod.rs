@@ -374,14 +374,13 @@ impl ShowHandle {
     }
 
     /// What a GRIP proxy's viewer gets first (the proxy holds the stream
-    /// and takes the frames from publishes): the same start as
-    /// [`ShowHandle::subscribe`], and the version of the newest frame, which
-    /// the next published frame follows.
-    pub async fn grip_start(&self, after: Option<i64>) -> Result<(events::Start, i64), EngineError> {
+    /// and takes the frames from publishes), ending at the version the
+    /// stream is held at ([`events::Live::held`]).
+    pub async fn grip_held(&self, after: Option<i64>, asked: bool) -> Result<events::Held, EngineError> {
         if self.shared || self.live.unavailable() {
             self.version().await?;
         }
-        Ok(self.live.start(after))
+        Ok(self.live.held(after, asked))
     }
 
     /// The map as last published, for a stream that fell behind.

@@ -99,10 +99,12 @@ impl Grip {
     }
 }
 
-/// The version the proxy says its viewer has on `channel`
-/// (`Grip-Last: <channel>; last-id=<id>`), when it asks a `Grip-Link` after
-/// finding a publish missing.
-pub fn last_id(headers: &HeaderMap, channel: &str) -> Option<i64> {
+/// The version the proxy says its held viewer has (`Grip-Last: <channel>;
+/// last-id=<id>`) when it asks a `Grip-Link` after finding a publish
+/// missing: on the channel of show `show_id` in this form, of any process
+/// (versions are the show's, not a process's; a proxy whose first origin
+/// is down asks another).
+pub fn last_id(headers: &HeaderMap, show_id: &str, compact: bool) -> Option<i64> {
     headers
         .get_all("grip-last")
         .iter()
@@ -110,10 +112,22 @@ pub fn last_id(headers: &HeaderMap, channel: &str) -> Option<i64> {
         .flat_map(|value| value.split(','))
         .find_map(|entry| {
             let mut parts = entry.split(';').map(str::trim);
-            if parts.next()? != channel {
+            if !same_stream(parts.next()?, show_id, compact) {
                 return None;
             }
             parts.find_map(|part| part.strip_prefix("last-id=")).and_then(|id| id.trim_matches('"').parse().ok())
+        })
+}
+
+/// Whether `channel` is show `show_id`'s in this form, with or without an
+/// instance (`[a-z0-9-]`, so `@b.compact` is never the JSON form's).
+fn same_stream(channel: &str, show_id: &str, compact: bool) -> bool {
+    let form = if compact { ".compact" } else { "" };
+    let Some(rest) = channel.strip_prefix("show-").and_then(|rest| rest.strip_prefix(show_id)) else { return false };
+    let Some(rest) = rest.strip_suffix(form) else { return false };
+    rest.is_empty()
+        || rest.strip_prefix('@').is_some_and(|instance| {
+            !instance.is_empty() && instance.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
         })
 }
 
@@ -133,12 +147,19 @@ mod tests {
     }
 
     #[test]
-    fn grip_last_is_read_for_the_channel_asked() {
+    fn grip_last_is_read_for_the_show_and_form_asked() {
         let mut headers = HeaderMap::new();
         headers.append("grip-last", HeaderValue::from_static("show-x.compact; last-id=7"));
         headers.append("grip-last", HeaderValue::from_static("show-x; last-id=\"12\""));
-        assert_eq!(last_id(&headers, "show-x"), Some(12));
-        assert_eq!(last_id(&headers, "show-x.compact"), Some(7));
-        assert_eq!(last_id(&headers, "show-y"), None);
+        assert_eq!(last_id(&headers, "x", false), Some(12));
+        assert_eq!(last_id(&headers, "x", true), Some(7));
+        assert_eq!(last_id(&headers, "y", false), None);
+        // Another process's channel of the same stream.
+        let mut other = HeaderMap::new();
+        other.append("grip-last", HeaderValue::from_static("show-x@a.compact; last-id=9"));
+        assert_eq!(last_id(&other, "x", true), Some(9));
+        assert_eq!(last_id(&other, "x", false), None);
+        assert!(!same_stream("show-xy", "x", false));
+        assert!(!same_stream("show-x@", "x", false));
     }
 }

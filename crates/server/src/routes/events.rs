@@ -94,9 +94,10 @@ async fn events(
 /// A GRIP proxy's request (API.md "Live changes"; `crate::grip`): the
 /// snapshot, or the frames after `Grip-Last` (the proxy recovering a
 /// missed publish), `Last-Event-ID` or `lastEventId`, and the instructions
-/// to hold the stream on the show's channel from the version the next
-/// published frame follows, to ask the same URL when a publish is missing,
-/// and to send the keep-alive comment.
+/// to hold the stream on the show's channel from the version they end at
+/// (`prev-id`: the proxy passes on only a frame that follows it), to ask
+/// the same URL when a publish is missing, and to send the keep-alive
+/// comment.
 async fn grip_hold(
     grip: &crate::grip::Grip,
     show: &ShowHandle,
@@ -107,7 +108,10 @@ async fn grip_hold(
     now: ServerMillis,
 ) -> Result<Response, AppError> {
     let channel = grip.channel(show_id, form.compact);
-    let after = match crate::grip::last_id(headers, &channel) {
+    // The proxy asking for what its held viewer missed (on the same
+    // connection) names the version it has, maybe on another process's channel.
+    let asked = crate::grip::last_id(headers, show_id, form.compact);
+    let after = match asked {
         Some(last) => {
             grip.held("grip_last");
             Some(last)
@@ -118,8 +122,14 @@ async fn grip_hold(
             after
         }
     };
-    let (start, newest) = show.grip_start(after).await?;
-    let (body, _) = opening(&form, start, after.unwrap_or(i64::MIN), now);
+    let held = show.grip_held(after, asked.is_some()).await?;
+    let mut body = Vec::new();
+    if let Some(view) = &held.snapshot {
+        body.extend_from_slice(&snapshot(&form, view, now));
+    }
+    for frame in &held.frames {
+        body.extend_from_slice(&frame.bytes(form.compact));
+    }
     // The same stream again, without a resume point: Grip-Last says where.
     let mut next = Vec::new();
     if form.compact {
@@ -132,7 +142,8 @@ async fn grip_hold(
     let keep_alive = seathold_core::engine::events::Ticks::default().keep_alive.as_secs();
     let grip_headers = [
         ("grip-hold", "stream".to_owned()),
-        ("grip-channel", format!("{channel}; prev-id={newest}")),
+        // Held where the body ends: the proxy passes on only a frame that follows it.
+        ("grip-channel", format!("{channel}; prev-id={}", held.last)),
         ("grip-link", format!("</api/shows/{show_id}/events{next}>; rel=next")),
         // The comment `:` and a blank line, C-escaped.
         ("grip-keep-alive", format!(":\\n\\n; format=cstring; timeout={keep_alive}")),
