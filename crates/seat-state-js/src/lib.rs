@@ -5,8 +5,10 @@
 //! estimate's uncertainty), [`SeatMapSync`] (the live map: ordered changes,
 //! gap detection, the next instant anything visible changes), [`Connection`]
 //! (when to open, reopen or poll the live stream, and sample the clock),
-//! [`SeatOrder`] (the compact frames of `?format=compact` read back as
-//! JSON) and [`seat_state`] (FREE / HELD / SOLD from facts).
+//! [`SeatOrder`] (the compact frames of `?format=compact` and the bit-set
+//! map of `?format=bits` read back as JSON), [`expand_seats`] (every seat
+//! of a definition, its parametric rows expanded) and [`seat_state`]
+//! (FREE / HELD / SOLD from facts).
 //!
 //! Nothing here reads a clock: every instant is a JavaScript number of epoch
 //! milliseconds passed in by the caller (`Date.now()`, or
@@ -20,6 +22,7 @@ mod clock;
 mod connection;
 mod machine;
 mod order;
+mod seats;
 
 use serde::Deserialize;
 use tsify::{Ts, Tsify};
@@ -32,6 +35,7 @@ pub use connection::{Connection, ConnectionInput, ConnectionOutput};
 pub use machine::{MyHold, SeatMapSync, SyncInput, SyncOutput};
 pub use order::{ChannelSeats, DefinedSeat, SeatOrder, ShowSeats};
 pub use seat_state::{CountdownView, SeatState};
+pub use seats::{ListedSeat, ShowLayout, ShowSeat, expand_seats};
 
 /// What a seat's state is derived from: a seat of the seat map or of a
 /// change event has both fields.

@@ -1,9 +1,13 @@
-//! `class SeatOrder`: a show's seats in definition order, which the compact
-//! frames (`?format=compact`, API.md "Live changes (v4)") name by position.
-//! Made once from the show's definition; `decodeChange` and `decodeMap`
-//! give back the JSON forms, ready for `SeatMapSync.handleInput`.
+//! `class SeatOrder`: a show's seats in definition order (its listed seats,
+//! then its parametric `rows`' seats), which the compact frames
+//! (`?format=compact`, API.md "Live changes (v4)") and the bit-set map
+//! (`?format=bits`) name by position. Made once from the show's definition;
+//! `decodeChange`, `decodeMap` and `decodeBits` give back the JSON forms,
+//! ready for `SeatMapSync.handleInput`.
 
-use seat_state::wire::{ChangeEvent, CompactChange, CompactError, CompactMap, SeatFact, SeatMap};
+use seat_state::wire::{
+    BitsMap, ChangeEvent, CompactChange, CompactError, CompactMap, RowDefinition, SeatFact, SeatMap,
+};
 use serde::Deserialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
@@ -27,8 +31,11 @@ export type CompactHold = number[];
 #[tsify(missing_as_null)]
 #[serde(rename_all = "camelCase")]
 pub struct ShowSeats {
-    /// Every seat, in the definition's order.
+    /// The definition's listed seats, in its order.
     pub seats: Vec<DefinedSeat>,
+    /// Parametric rows (a stadium's): their seats follow `seats`.
+    #[serde(default)]
+    pub rows: Vec<RowDefinition>,
     /// The sales channels and the seats each keeps.
     #[serde(default)]
     pub channels: Vec<ChannelSeats>,
@@ -62,14 +69,17 @@ pub struct SeatOrder {
 
 #[wasm_bindgen]
 impl SeatOrder {
-    /// From the show's definition (`GET /api/shows/{showId}`).
+    /// From the show's definition (`GET /api/shows/{showId}`): its listed
+    /// seats, then its rows' seats as `seat-state` expands them. Rows that
+    /// do not expand throw an `Error` naming the row.
     #[wasm_bindgen(constructor)]
     pub fn new(show: Ts<ShowSeats>) -> Result<SeatOrder, JsError> {
         let show = from_js(&show)?;
-        let mut free: Vec<SeatFact> = show
-            .seats
-            .into_iter()
-            .map(|seat| SeatFact { id: seat.id, mine: Some(false), access: seat.access, ..SeatFact::default() })
+        let rows = seat_state::parametric::expand(&show.rows).map_err(|error| JsError::new(&error.0))?;
+        let listed = show.seats.into_iter().map(|seat| (seat.id, seat.access));
+        let mut free: Vec<SeatFact> = listed
+            .chain(rows.into_iter().map(|seat| (seat.seat.id, seat.access)))
+            .map(|(id, access)| SeatFact { id, mine: Some(false), access, ..SeatFact::default() })
             .collect();
         // Positions first, then each channel's seats by position.
         let positions = seat_state::wire::SeatOrder::new(free.iter().map(|fact| (fact.id.clone(), None, None)));
@@ -97,6 +107,13 @@ impl SeatOrder {
     /// compact map leaves out is free, with `mine: false`.
     #[wasm_bindgen(js_name = decodeMap)]
     pub fn decode_map(&self, map: Ts<CompactMap>) -> Result<Ts<SeatMap>, JsError> {
+        to_js(&from_js(&map)?.decode_every(&self.inner).map_err(thrown)?)
+    }
+
+    /// A bit-set seat map (`…/seats?format=bits`) as the JSON seat map,
+    /// every seat listed, as `decodeMap` answers the compact one.
+    #[wasm_bindgen(js_name = decodeBits)]
+    pub fn decode_bits(&self, map: Ts<BitsMap>) -> Result<Ts<SeatMap>, JsError> {
         to_js(&from_js(&map)?.decode_every(&self.inner).map_err(thrown)?)
     }
 }

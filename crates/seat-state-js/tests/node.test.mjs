@@ -1,13 +1,16 @@
 // The Node build of the package through one whole cycle: clock sync →
 // snapshot → change → my hold's countdown → expiry → a lost change; and
-// compact frames read back with the show's seat order.
+// compact frames read back with the show's seat order; a definition's
+// parametric rows expanded and the bit-set map decoded, against the fixture
+// seat-state makes (tests/fixtures.rs).
 // Run by `cargo xtask test` after `cargo xtask package`.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(import.meta.url);
-const { ClockSync, Connection, SeatMapSync, SeatOrder, seatState, countdown } = require("../../../target/pkg-node/seat_state_js.js");
+const { ClockSync, Connection, SeatMapSync, SeatOrder, expandSeats, seatState, countdown } = require("../../../target/pkg-node/seat_state_js.js");
 
 // The local clock runs a minute behind the server's.
 const BEHIND = 60_000;
@@ -189,4 +192,46 @@ test("SeatOrder: compact frames (?format=compact) read back as JSON and fed to t
   assert.throws(() => order.decodeMap({ showId: "impro", serverTime: SERVER, version: 1, b: [9] }), { message: "seat 9 is not in the show" });
   assert.throws(() => order.decodeMap({ serverTime: SERVER, version: 1 }), { message: "missing field at showId" });
   assert.throws(() => new SeatOrder({ seats: [{ x: 0 }] }), { message: "missing field at seats[0].id" });
+});
+
+// tests/fixtures/rows.json: a show with rows as the server defines and serves it, one
+// session's map in three forms; made by seat-state in tests/fixtures.rs, never by hand.
+const rows = JSON.parse(readFileSync(new URL("./fixtures/rows.json", import.meta.url), "utf8"));
+
+test("expandSeats: the listed seats, then the rows' seats, as the server keeps them", () => {
+  assert.ok(rows.definition.rows.length > 0 && rows.definition.seats.length < rows.seats.length);
+  const seats = expandSeats(rows.definition);
+  assert.deepEqual(seats, rows.seats, "ids, positions, labels (defaults filled in), places and access");
+  assert.deepEqual(expandSeats({ seats: rows.definition.seats }), rows.seats.slice(0, rows.definition.seats.length));
+  const bad = { ...rows.definition, rows: [{ ...rows.definition.rows[0], count: 0 }] };
+  assert.throws(() => expandSeats(bad), { message: /^rows\[0\] \(section "101", row "1"\): count must be between 1 and 10000/ });
+  assert.throws(() => new SeatOrder(bad), { message: /^rows\[0\]/ }, "the seat order expands the rows too");
+  assert.throws(() => expandSeats({ seats: [], rows: [{ x: 0 }] }), { message: "missing field at rows[0].y" });
+});
+
+test("SeatOrder.decodeBits: the bit-set map is the compact and the JSON map", () => {
+  const order = new SeatOrder(rows.definition);
+  const map = order.decodeBits(rows.bits);
+  assert.deepEqual(map, order.decodeMap(rows.compact), "as the package reads ?format=compact");
+  assert.deepEqual(map, rows.json, "as the server's JSON map, every seat");
+  assert.deepEqual(map.seats.map((seat) => seat.id), expandSeats(rows.definition).map((seat) => seat.id));
+
+  // Fed to the live map, every seat looks as from the JSON snapshot.
+  const [fromBits, fromJson] = [map, rows.json].map((snapshot) => {
+    const sync = new SeatMapSync();
+    sync.handleInput({ tick: rows.json.serverTime });
+    sync.handleInput({ snapshot });
+    return sync;
+  });
+  const views = rows.seats.map((seat) => fromBits.seat(seat.id));
+  assert.deepEqual(views, rows.seats.map((seat) => fromJson.seat(seat.id)));
+  for (const state of ["free", "held", "sold"]) assert.ok(views.some((view) => view.state === state), state);
+  assert.ok(views.some((view) => view.mine) && views.some((view) => view.blocked));
+
+  // A map that does not fit the show, or is not a map, throws an Error naming the problem.
+  const past = `${"A".repeat(4)}${"A".repeat(4)}AAAAAQ==`; // bit 80, past the show's 38 seats
+  assert.throws(() => order.decodeBits({ ...rows.bits, b: past }), { message: `a bit set names a seat past the show's ${rows.seats.length}` });
+  assert.throws(() => order.decodeBits({ ...rows.bits, s: "A?==" }), { message: "a bit set that is not base64" });
+  assert.throws(() => order.decodeBits({ ...rows.bits, e: [] }), { message: "a held seat without a deadline" });
+  assert.throws(() => order.decodeBits({ ...rows.bits, version: "7" }), { message: "expected an integer at version" });
 });

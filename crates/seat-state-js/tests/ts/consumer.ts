@@ -7,7 +7,9 @@ import init, {
   SeatMapSync,
   SeatOrder,
   countdown,
+  expandSeats,
   seatState,
+  type BitsMap,
   type ChangeEvent,
   type CompactChange,
   type CompactMap,
@@ -15,8 +17,11 @@ import init, {
   type ConnectionStatus,
   type CountdownView,
   type HoldBody,
+  type RowDefinition,
   type SeatMap,
   type SeatState,
+  type ShowLayout,
+  type ShowSeat,
   type ShowSeats,
   type SyncOutput,
 } from "seathold-seat-state";
@@ -88,4 +93,23 @@ export function compactMap(definitionJson: string, compactJson: string, frame: C
   sync.handleInput({ change });
   void since;
   return map.seats.length;
+}
+
+// A stadium's definition: parametric rows expanded, the bit-set map decoded.
+export function stadium(definitionJson: string, bitsJson: string): string[] {
+  const definition: ShowLayout & ShowSeats = JSON.parse(definitionJson);
+  const row: RowDefinition = { section: "101", row: "1", x: 0, y: 0, spacing: 12, count: 20, gaps: [{ after: 10, space: 24 }] };
+  // @ts-expect-error: a row needs its spacing
+  const spaced: RowDefinition = { idPrefix: "T-", x: 0, y: 0, count: 5 };
+  const seats: ShowSeat[] = expandSeats({ seats: definition.seats, rows: [...(definition.rows ?? []), row] });
+  const label: string = seats[0].label;
+  const place: number | undefined = seats[0].number;
+  const order = new SeatOrder(definition);
+  const bits: BitsMap = JSON.parse(bitsJson);
+  const map: SeatMap = order.decodeBits(bits);
+  // @ts-expect-error: a bit set is base64 text, not a list of positions
+  order.decodeBits({ ...bits, s: [1, 2] });
+  new SeatMapSync().handleInput({ snapshot: map });
+  void [spaced, label, place];
+  return seats.map((seat) => seat.id);
 }

@@ -17,6 +17,7 @@ use serde::{Deserialize, Serialize};
 /// CSV import's ids), its label the default one.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 #[serde(rename_all = "camelCase")]
 pub struct RowDefinition {
     /// With `row`: the seats' place (API.md "Box office (v2)").
@@ -64,6 +65,7 @@ pub struct RowDefinition {
 /// its first, 1 ≤ `after` < `count`).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 pub struct RowGap {
     pub after: i64,
     pub space: f64,
@@ -73,6 +75,7 @@ pub struct RowGap {
 /// place numbered `of`, in the same row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[cfg_attr(feature = "js", derive(tsify::Tsify))]
 pub struct RowCompanion {
     pub number: i64,
     pub of: i64,
