@@ -19,14 +19,18 @@
 //!
 //! Then large venues on an emulated phone (`large_venue.rs`): the arena as
 //! SVG and on the canvas, and the stadium when the demo has it (only
-//! these with `SEATHOLD_BENCH_LARGE_ONLY=1`).
+//! these with `SEATHOLD_BENCH_LARGE_ONLY=1`; only the stadium with
+//! `SEATHOLD_BENCH_STADIUM_ONLY=1` too; with `SEATHOLD_BENCH_PROFILE=1`
+//! instead one load of it under Chrome's CPU profiler, its functions by
+//! time, the whole profile written to `SEATHOLD_BENCH_PROFILE_OUT`).
 //!
 //! Needs `SEATHOLD_BIN` and `SEATHOLD_WEB_DIST`, as `cargo xtask bench` sets.
 
 use anyhow::Context;
 use seathold_system_tests::Browser;
 use seathold_system_tests::first_render::{ARENA, LOADS, first_renders, instrumented_server, seat_places, summary};
-use seathold_system_tests::large_venue::map_on_a_phone;
+use seathold_system_tests::large_venue::{as_a_phone, map_on_a_phone, unthrottled};
+use seathold_system_tests::profile::profile_load;
 use serde_json::{Value, json};
 
 const CHANGES: usize = 30;
@@ -76,7 +80,17 @@ async fn change_times(browser: &Browser, base: &str) -> anyhow::Result<Vec<f64>>
 /// Issue 36: the arena as SVG and on the canvas, and the stadium when the
 /// demo has one, on an emulated phone (4G, CPU 4× slower).
 async fn large_venues(browser: &Browser, base: &str) -> anyhow::Result<()> {
+    if std::env::var_os("SEATHOLD_BENCH_PROFILE").is_some() {
+        // Only where the stadium's load spends its time, on the phone.
+        as_a_phone(browser).await?;
+        profile_load(browser, &format!("{base}/shows/demo-stadium?map=canvas")).await?;
+        return unthrottled(browser).await;
+    }
     println!("large venues on a phone (4G 9 Mbit/s, 60 ms; CPU 4× slower; cache off):");
+    if std::env::var_os("SEATHOLD_BENCH_STADIUM_ONLY").is_some() {
+        map_on_a_phone(browser, base, "demo-stadium", "canvas").await?;
+        return Ok(());
+    }
     let svg = map_on_a_phone(browser, base, ARENA, "svg").await?;
     let canvas = map_on_a_phone(browser, base, ARENA, "canvas").await?;
     println!("arena seats live on a phone, canvas / SVG: {:.2}×", canvas / svg.max(f64::MIN_POSITIVE));

@@ -18,6 +18,7 @@ pub mod first_render;
 pub mod large_venue;
 pub mod nginx;
 pub mod postgres;
+pub mod profile;
 pub mod pushpin;
 pub mod server;
 pub mod viewer;

@@ -67,7 +67,7 @@ impl Controller {
         offer: &ShowOffer,
         local_now: fn() -> LocalMillis,
     ) -> (Self, Arc<MapModel>, Vec<AreaCell>) {
-        let model = MapModel::new(&show.seats, offer);
+        let model = MapModel::new(&show.seats, offer, seat_order(show, offer));
         let areas: Vec<AreaCell> = show
             .areas
             .iter()
@@ -75,8 +75,7 @@ impl Controller {
             .collect();
         let shown = Shown::new(u32::try_from(show.max_seats_per_hold).unwrap_or(1));
         let show_id = show.id.clone();
-        let order = seat_order(show, offer);
-        let live = LiveMap::create(Arc::clone(&model), areas.clone(), shown, show, order, local_now, move |live| {
+        let live = LiveMap::create(Arc::clone(&model), areas.clone(), shown, show, local_now, move |live| {
             resync(show_id.clone(), live)
         });
         let controller = Self {
@@ -108,7 +107,7 @@ impl Controller {
     pub fn toggle(&self, index: usize) {
         let Some((seat_id, label, look)) = self.model.with_value(|model| {
             let cell = model.seats.get(index)?;
-            Some((cell.id.clone(), cell.label.clone(), cell.look.get_untracked()))
+            Some((cell.id.clone(), cell.label.clone(), model.look(index)?))
         }) else {
             return;
         };

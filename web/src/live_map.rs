@@ -72,8 +72,6 @@ pub struct LiveMap {
     sync: SeatMapSync,
     /// The show on screen: only my holds of this show count here.
     show_id: String,
-    /// The show's seats by position, to decode compact maps and changes.
-    order: SeatOrder,
     model: Arc<MapModel>,
     areas: Vec<AreaCell>,
     shown: Shown,
@@ -93,21 +91,19 @@ pub struct LiveMap {
 }
 
 impl LiveMap {
-    /// A machine for `show`'s seats in `model`, in `order` ([`seat_order`]);
+    /// A machine for `show`'s seats in `model` (in its order, [`seat_order`]);
     /// `local_now` is the local clock (a fake one in tests).
     pub fn create(
         model: Arc<MapModel>,
         areas: Vec<AreaCell>,
         shown: Shown,
         show: &ShowDefinition,
-        order: SeatOrder,
         local_now: fn() -> LocalMillis,
         on_resync: impl Fn(StoredValue<LiveMap, LocalStorage>) + 'static,
     ) -> StoredValue<LiveMap, LocalStorage> {
         let handle = StoredValue::new_local(Self {
             sync: SeatMapSync::with_buffer(Countdown::buffer_for_hold(show.hold_seconds)),
             show_id: show.id.clone(),
-            order,
             model,
             areas,
             shown,
@@ -144,7 +140,7 @@ impl LiveMap {
     /// show's seat order, every seat it leaves out (only the seats taken
     /// are listed) free. An error: the map does not fit the show.
     pub fn snapshot(&self, map: &CompactMap) -> Result<Input, CompactError> {
-        Ok(Input::Snapshot(map.decode_every(&self.order)?))
+        Ok(Input::Snapshot(map.decode_every(&self.model.order)?))
     }
 
     /// Takes a seat map fetched or streamed (see [`LiveMap::snapshot`]).
@@ -157,7 +153,7 @@ impl LiveMap {
     /// Takes a streamed change (one or several, coalesced). An error: it
     /// does not fit the show, nothing was taken.
     pub fn feed_change(&mut self, change: &CompactChange) -> Result<(), CompactError> {
-        let input = Input::Change(change.decode(&self.order)?);
+        let input = Input::Change(change.decode(&self.model.order)?);
         self.feed(input);
         Ok(())
     }
@@ -225,11 +221,14 @@ impl LiveMap {
     fn flush(&mut self) {
         let changed = self.sync.drain_changed();
         let mut taken = Vec::new();
-        for seat_id in &changed.seats {
-            let Some(view) = self.sync.seat(seat_id) else {
+        for (seat_id, &at) in changed.seats.iter().zip(&changed.positions) {
+            let Some((_, view)) = self.sync.seat_at_position(at) else {
                 continue;
             };
-            self.model.set_state(seat_id, view);
+            // Every map is decoded in the model's order (`snapshot`), so the
+            // machine's positions are the model's: no lookup by id (a
+            // stadium's first map changes 200,000 seats).
+            self.model.set_state_at(at, view);
             if (view.state != SeatState::Free || view.blocked) && !self.in_flight.contains(seat_id) {
                 taken.push(seat_id.clone());
             }

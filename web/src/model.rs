@@ -1,5 +1,7 @@
-//! The seat map's reactive cells: one signal per seat, so a change to one
-//! seat re-renders that seat and nothing else.
+//! The seat map's seats and how each looks: plain vectors, not a signal
+//! per seat (a stadium's 200,000 signals were a tenth of its page's
+//! start). A view that follows a seat (the list's buttons, the canvas's
+//! spoken seat) asks for it tracked, and only those seats get a trigger.
 //!
 //! The cells only mirror answers: what state a seat is in comes from
 //! `seat-state`; whether it is selected comes from [`crate::selection`].
@@ -9,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use leptos::prelude::*;
-use seat_state::wire::{SeatDefinition, ShowOffer};
+use seat_state::wire::{SeatDefinition, SeatOrder, ShowOffer};
 use seat_state::{Access, OrphanRule, Rows, SeatId, ServerMillis};
 
 use crate::layout::Layout;
@@ -32,7 +34,7 @@ pub struct Category {
     pub price_text: String,
 }
 
-/// One seat: what never changes, and a signal for what does.
+/// One seat: what never changes (how it looks: [`MapModel::look`]).
 #[derive(Debug, Clone)]
 pub struct SeatCell {
     pub id: String,
@@ -47,7 +49,6 @@ pub struct SeatCell {
     /// A wheelchair place or a companion seat (kept for customers who ask
     /// for them until the show releases them).
     pub access: Option<Access>,
-    pub look: RwSignal<SeatLook>,
 }
 
 /// Repaints the element of the seat at an index (with its cell) from one
@@ -68,7 +69,13 @@ impl std::fmt::Debug for Painter {
 #[derive(Debug)]
 pub struct MapModel {
     pub seats: Vec<SeatCell>,
-    index: HashMap<String, usize>,
+    /// How each seat looks, by index.
+    looks: Mutex<Vec<SeatLook>>,
+    /// The seats a view follows, each with what tells it of a change.
+    watched: Mutex<HashMap<usize, ArcTrigger>>,
+    /// The seats' ids by position, which compact maps and changes name
+    /// seats by: also the model's index of ids (one, not two, 200,000 long).
+    pub order: SeatOrder,
     pub layout: Layout,
     /// The seats by section and row, for the list picker.
     pub sections: Vec<ListSection>,
@@ -107,7 +114,7 @@ impl MapModel {
     /// otherwise, with the box office's categories, channels and access
     /// seats (locked until a code is entered, or access asked for or
     /// released), rows and orphan rule.
-    pub fn new(definitions: &[SeatDefinition], offer: &ShowOffer) -> Arc<Self> {
+    pub fn new(definitions: &[SeatDefinition], offer: &ShowOffer, order: SeatOrder) -> Arc<Self> {
         let categories: Vec<Category> = offer
             .categories
             .iter()
@@ -125,6 +132,10 @@ impl MapModel {
             definitions.iter().map(|seat| (seat.x, seat.y, seat.label.as_deref().unwrap_or(seat.id.as_str()))),
         );
         let first = layout.first();
+        let mut looks = vec![SeatLook::FREE; definitions.len()];
+        if let Some(look) = first.and_then(|at| looks.get_mut(at)) {
+            look.tab_stop = true;
+        }
         let mut seats: Vec<SeatCell> = definitions
             .iter()
             .enumerate()
@@ -136,20 +147,18 @@ impl MapModel {
                 category: seat.category.as_deref().and_then(|id| categories.iter().position(|c| c.id == id)),
                 channel: false,
                 access: offer.seats.get(index).and_then(access_of),
-                look: RwSignal::new(SeatLook { tab_stop: Some(index) == first, ..SeatLook::FREE }),
             })
             .collect();
-        for cell in &mut seats {
+        for (cell, look) in seats.iter().zip(&mut looks) {
             if cell.access.is_some() {
-                cell.look.update_untracked(|look| (look.access, look.locked) = (true, true));
+                (look.access, look.locked) = (true, true);
             }
         }
-        let index: HashMap<String, usize> = seats.iter().enumerate().map(|(at, seat)| (seat.id.clone(), at)).collect();
         // A channel's seats are locked until a code is entered.
         for seat_id in offer.channels.iter().flat_map(|channel| &channel.seats) {
-            if let Some(cell) = index.get(seat_id).and_then(|&at| seats.get_mut(at)) {
-                cell.channel = true;
-                cell.look.update_untracked(|look| look.locked = true);
+            if let Some(at) = order.position(seat_id).map(|at| at as usize).filter(|&at| at < seats.len()) {
+                seats[at].channel = true;
+                looks[at].locked = true;
             }
         }
         let sections =
@@ -164,7 +173,9 @@ impl MapModel {
         };
         Arc::new(Self {
             seats,
-            index,
+            looks: Mutex::new(looks),
+            watched: Mutex::default(),
+            order,
             layout,
             sections,
             venue_sections,
@@ -249,19 +260,27 @@ impl MapModel {
     /// (tracked: a view reading it follows the seat): free, not blocked,
     /// not kept from them. What the orphan rule counts as free.
     pub fn free_for_me(&self, at: usize) -> bool {
-        self.seats.get(at).is_some_and(|cell| {
-            cell.look.with(|look| look.state == seat_state::SeatState::Free && !look.blocked && !look.locked)
-        })
+        let look = self.look_tracked(at);
+        at < self.seats.len() && look.state == seat_state::SeatState::Free && !look.blocked && !look.locked
     }
 
     /// The index of a seat id.
     pub fn find(&self, seat_id: &str) -> Option<usize> {
-        self.index.get(seat_id).copied()
+        self.order.position(seat_id).map(|at| at as usize)
     }
 
     /// The current look of a seat (without tracking).
     pub fn look(&self, index: usize) -> Option<SeatLook> {
-        self.seats.get(index).map(|seat| seat.look.get_untracked())
+        self.looks.lock().ok()?.get(index).copied()
+    }
+
+    /// The current look of a seat (free for an unknown one), tracked: the
+    /// view reading it runs again when it changes.
+    pub fn look_tracked(&self, index: usize) -> SeatLook {
+        if let Ok(mut watched) = self.watched.lock() {
+            watched.entry(index).or_default().track();
+        }
+        self.look(index).unwrap_or(SeatLook::FREE)
     }
 
     /// Changes one seat's look, notifying only when something differs.
@@ -269,11 +288,18 @@ impl MapModel {
         let Some(seat) = self.seats.get(index) else {
             return;
         };
-        let old = seat.look.get_untracked();
-        let mut look = old;
-        change(&mut look);
-        if look != old {
-            seat.look.set(look);
+        let changed = self.looks.lock().ok().and_then(|mut looks| {
+            let slot = looks.get_mut(index)?;
+            let old = *slot;
+            change(slot);
+            (*slot != old).then_some((old, *slot))
+        });
+        if let Some((old, look)) = changed {
+            // Told with no lock held: what runs may read looks again.
+            let trigger = self.watched.lock().ok().and_then(|watched| watched.get(&index).cloned());
+            if let Some(trigger) = trigger {
+                trigger.notify();
+            }
             if let Ok(painter) = self.painter.0.lock()
                 && let Some(paint) = painter.as_ref()
             {
@@ -299,15 +325,14 @@ impl MapModel {
         }
     }
 
-    /// Sets a seat's state, ownership and block as `seat-state` answered them.
-    pub fn set_state(&self, seat_id: &str, view: seat_state::SeatView) {
-        if let Some(index) = self.find(seat_id) {
-            self.update(index, |look| {
-                look.state = view.state;
-                look.mine = view.mine;
-                look.blocked = view.blocked;
-            });
-        }
+    /// Sets the state, ownership and block of the seat at `at` as
+    /// `seat-state` answered them.
+    pub fn set_state_at(&self, at: usize, view: seat_state::SeatView) {
+        self.update(at, |look| {
+            look.state = view.state;
+            look.mine = view.mine;
+            look.blocked = view.blocked;
+        });
     }
 
     /// Marks a seat picked or not.

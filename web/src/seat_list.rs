@@ -27,15 +27,21 @@ pub fn row_and_seat(label: &str) -> (&str, &str) {
 /// order they first appear in. Seats without a category go to "Seats".
 pub fn sections<'a>(seats: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) -> Vec<ListSection> {
     let mut sections: Vec<ListSection> = Vec::new();
+    let mut last = 0;
     for (index, (label, category)) in seats.into_iter().enumerate() {
         let section_name = category.unwrap_or("Seats");
-        let at = match sections.iter().position(|section| section.name == section_name) {
-            Some(at) => at,
-            None => {
-                sections.push(ListSection { name: section_name.to_owned(), rows: Vec::new() });
-                sections.len() - 1
-            }
+        // Seats of a section come together too: the last one first.
+        let at = match sections.get(last).filter(|section| section.name == section_name) {
+            Some(_) => last,
+            None => match sections.iter().position(|section| section.name == section_name) {
+                Some(at) => at,
+                None => {
+                    sections.push(ListSection { name: section_name.to_owned(), rows: Vec::new() });
+                    sections.len() - 1
+                }
+            },
         };
+        last = at;
         let rows = &mut sections[at].rows;
         let (row_name, _) = row_and_seat(label);
         // Seats of a row come together, so the last row is almost always the one.

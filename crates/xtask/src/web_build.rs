@@ -189,12 +189,13 @@ fn rust(link: &TrunkLink, stage: &Path) -> Result<Bundle, String> {
         "0" | "off" => {}
         level => {
             let optimized = work.join(format!("{bin}_bg.wasm"));
-            run_checked(
-                tool("wasm-opt")
-                    .arg(format!("--output={}", optimized.display()))
-                    .arg(format!("-O{level}"))
-                    .arg(stage.join(&bg_wasm)),
-            )?;
+            let mut opt = tool("wasm-opt");
+            opt.arg(format!("--output={}", optimized.display())).arg(format!("-O{level}"));
+            // Function names kept, for a CPU profile that names them (`SEATHOLD_BENCH_PROFILE`).
+            if std::env::var_os("SEATHOLD_WEB_NAMES").is_some() {
+                opt.arg("-g");
+            }
+            run_checked(opt.arg(stage.join(&bg_wasm)))?;
             copy(&optimized, &stage.join(&bg_wasm))?;
         }
     }

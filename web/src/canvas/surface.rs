@@ -2,7 +2,6 @@
 //! scene, what must be painted again, and the seat the keyboard is on.
 //! Paints at most once per animation frame, whatever changed in between.
 
-use leptos::prelude::GetUntracked;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
@@ -104,7 +103,7 @@ impl Surface {
         self.pending = false;
         let Some(screen) = self.resize(view) else { return };
         let Some((canvas, ctx)) = self.canvas.clone() else { return };
-        let look = |seat: usize| model.seats.get(seat).map_or(SeatLook::FREE, |cell| cell.look.get_untracked());
+        let look = |seat: usize| model.look(seat).unwrap_or(SeatLook::FREE);
         if self.painted != Some(screen) {
             self.dirty.clear();
             let drawn = self.scene.paint(&ctx, &screen, &look);

@@ -29,9 +29,8 @@ fn scene_of(model: &MapModel) -> Scene {
     let points: Vec<(f64, f64)> = model.seats.iter().map(|cell| (cell.x, cell.y)).collect();
     let radius = model.radius();
     let grid = SeatGrid::new(&points, model.layout.bounds, model.layout.pitch().max(radius) * 4.0);
-    let sections = Sections::new(&model.venue_sections, &model.section_of, &points, |seat| {
-        free(model.seats[seat].look.get_untracked())
-    });
+    let sections =
+        Sections::new(&model.venue_sections, &model.section_of, &points, |seat| model.look(seat).is_some_and(free));
     let category_of = model.seats.iter().map(|cell| cell.category.and_then(|c| u8::try_from(c).ok())).collect();
     let colors = model.categories.iter().map(|category| category.color.clone()).collect();
     Scene { points, category_of, grid, radius, sections, colors }
@@ -197,8 +196,8 @@ pub fn CanvasMap(
     let spoken = {
         let model = Arc::clone(&model);
         move || {
-            let cell = model.seats.get(cursor.get())?;
-            Some(name(cell, cell.look.get()))
+            let at = cursor.get();
+            Some(name(model.seats.get(at)?, model.look_tracked(at)))
         }
     };
     let rows = model.layout.row_lines(|seat| model.seats[seat].y);

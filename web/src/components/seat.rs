@@ -1,4 +1,3 @@
-use leptos::prelude::*;
 use seat_state::SeatState;
 
 pub use seat_state::drawing::shape::{STYLED_CATEGORIES, category_colors, escaped, push_escaped, shape, write_shape};
@@ -15,8 +14,7 @@ use crate::words;
 /// map's seats are parsed by the browser in one go (far fewer calls into the
 /// DOM than one element at a time); [`repaint`] keeps each in step after.
 /// Written piece by piece, without `format!`: the map writes 20,000.
-pub fn markup(out: &mut String, cell: &SeatCell, radius: f64) {
-    let look = cell.look.get_untracked();
+pub fn markup(out: &mut String, cell: &SeatCell, look: SeatLook, radius: f64) {
     out.push_str(r#"<path class="seat" role="button" data-seat-id=""#);
     push_escaped(out, &cell.id);
     out.push_str(r#"" d=""#);

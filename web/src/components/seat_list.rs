@@ -116,10 +116,14 @@ fn Steps(model: Arc<MapModel>, seat_hooks: bool) -> impl IntoView {
         chosen()
             .into_iter()
             .filter_map(|index| {
-                let cell = model.seats.get(index)?.clone();
-                let look = cell.look;
+                let cell = model.seats.get(index)?;
+                // Only the chosen row's seats follow their looks.
+                let look = {
+                    let model = Arc::clone(&model);
+                    Signal::derive(move || model.look_tracked(index))
+                };
                 let seat = row_and_seat(&cell.label).1.to_owned();
-                let access = crate::components::seat::access_words(&cell).map(|words| format!(", {words}"));
+                let access = crate::components::seat::access_words(cell).map(|words| format!(", {words}"));
                 let spoken = move || {
                     look.with(|look| {
                         if look.blocked && look.state == seat_state::SeatState::Free {

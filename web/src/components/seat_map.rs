@@ -10,7 +10,7 @@ use crate::components::seat::{markup, repaint};
 use crate::components::zoom_controls::ZoomControls;
 use crate::controller::Controller;
 use crate::layout::Step;
-use crate::model::MapModel;
+use crate::model::{MapModel, SeatLook};
 use crate::viewport::{Viewport, ZOOM_STEP, middle_near, nearest};
 use seat_state::drawing::shape::{map_style, row_labels};
 
@@ -116,8 +116,8 @@ pub fn SeatMap(
 
     // Every seat's element in one string, parsed by the browser at once.
     let mut seats = String::with_capacity(model.seats.len() * 240);
-    for cell in &model.seats {
-        markup(&mut seats, cell, radius);
+    for (at, cell) in model.seats.iter().enumerate() {
+        markup(&mut seats, cell, model.look(at).unwrap_or(SeatLook::FREE), radius);
     }
     // A changed look repaints only its seat, through the model (no render
     // effect per seat: setting up 20,000 of them cost the first render).

@@ -51,8 +51,20 @@ pub(crate) fn sin_cos(x: f64) -> (f64, f64) {
 /// The point `distance` along a row that starts at `(x, y)` heading
 /// `heading` radians, bending about a centre `radius` to the right of the
 /// heading (straight without one), rounded to a hundredth.
+#[cfg(test)]
 pub(crate) fn along(x: f64, y: f64, heading: f64, radius: Option<f64>, distance: f64) -> (f64, f64) {
-    let (sin_a, cos_a) = sin_cos(heading);
+    along_from(x, y, heading, sin_cos(heading), radius, distance)
+}
+
+/// [`along`] with the heading's `(sin, cos)` computed once for a whole row.
+pub(crate) fn along_from(
+    x: f64,
+    y: f64,
+    heading: f64,
+    (sin_a, cos_a): (f64, f64),
+    radius: Option<f64>,
+    distance: f64,
+) -> (f64, f64) {
     let (dx, dy) = match radius {
         None => (distance * cos_a, distance * sin_a),
         Some(radius) => {

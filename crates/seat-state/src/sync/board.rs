@@ -84,7 +84,8 @@ pub(super) struct Board {
 impl Board {
     /// Replaces every fact. Keeps the index when the seats and areas are the
     /// same ids in the same order (a re-sync); returns whether it did. O(n).
-    pub fn load(&mut self, map: &wire::SeatMap) -> bool {
+    /// Takes the map's ids rather than copying them (a stadium has 200,000).
+    pub fn load(&mut self, map: wire::SeatMap) -> bool {
         let same_seats =
             self.seats.len() == map.seats.len() && self.seats.iter().zip(&map.seats).all(|(a, b)| a.id == b.id);
         let same_areas =
@@ -92,9 +93,9 @@ impl Board {
         self.deadlines.clear();
         self.seats = map
             .seats
-            .iter()
+            .into_iter()
             .map(|fact| SeatEntry {
-                id: fact.id.clone(),
+                id: fact.id,
                 sold: fact.sold,
                 hold_expires_at: fact.hold_expires_at.map(ServerMillis),
                 snapshot_mine: fact.mine.unwrap_or(false),

@@ -116,6 +116,10 @@ pub struct AreaView {
 pub struct Changed {
     /// Seat ids whose state or `mine` changed.
     pub seats: Vec<String>,
+    /// Their positions in the snapshot's order, one per id (a caller
+    /// whose seats are in that order skips looking each id up).
+    #[cfg_attr(feature = "js", serde(skip))]
+    pub positions: Vec<usize>,
     /// Area ids whose availability changed.
     pub areas: Vec<String>,
     /// A status or countdown of my holds changed.
@@ -188,7 +192,7 @@ impl SeatMapSync {
     /// Takes one input.
     pub fn handle_input(&mut self, input: Input) {
         match input {
-            Input::Snapshot(map) => self.snapshot(&map),
+            Input::Snapshot(map) => self.snapshot(map),
             Input::Change(event) => self.change(event),
             Input::ClockSample(sample) => {
                 self.clock.add(sample);
@@ -246,6 +250,11 @@ impl SeatMapSync {
         self.board.seat_at(id).map(|at| self.seat_view(at))
     }
 
+    /// How the seat at a position of the snapshot's order looks now. O(1).
+    pub fn seat_at_position(&self, at: usize) -> Option<(&str, SeatView)> {
+        self.board.seats.get(at).map(|entry| (entry.id.as_str(), self.seat_view(at)))
+    }
+
     /// Every seat, in snapshot order.
     pub fn seats(&self) -> impl Iterator<Item = (&str, SeatView)> {
         (0..self.board.seats.len()).map(|at| (self.board.seats[at].id.as_str(), self.seat_view(at)))
@@ -278,6 +287,7 @@ impl SeatMapSync {
             if self.shown_seats[at] != view {
                 self.shown_seats[at] = view;
                 changed.seats.push(self.board.seats[at].id.clone());
+                changed.positions.push(at);
             }
         }
         let mut areas = std::mem::take(&mut self.dirty_areas);
@@ -334,10 +344,11 @@ impl SeatMapSync {
         AreaView { capacity: entry.capacity, available: entry.available(self.now_or_min()) }
     }
 
-    fn snapshot(&mut self, map: &wire::SeatMap) {
+    fn snapshot(&mut self, map: wire::SeatMap) {
         if self.version.is_some_and(|known| map.version < known) {
             return;
         }
+        let (server_time, version) = (map.server_time, map.version);
         if !self.board.load(map) {
             self.shown_seats = vec![None; self.board.seats.len()];
             self.shown_areas = vec![None; self.board.areas.len()];
@@ -345,17 +356,17 @@ impl SeatMapSync {
         self.dirty_seats = (0..self.board.seats.len()).collect();
         self.dirty_areas = (0..self.board.areas.len()).collect();
         if self.clock.is_empty() {
-            let server = ServerMillis(map.server_time);
+            let server = ServerMillis(server_time);
             match self.local_now {
                 Some(local) => self.fallback = Some(anchor(server, local)),
                 None => self.unanchored = Some(server),
             }
         }
-        self.version = Some(map.version);
-        self.pending.retain(|event| event.version > map.version);
+        self.version = Some(version);
+        self.pending.retain(|event| event.version > version);
         match &mut self.resync {
             // Not past the gap: as good as a failed fetch.
-            Some(resync) if map.version <= resync.from => resync.failed(self.local_now, None, 0),
+            Some(resync) if version <= resync.from => resync.failed(self.local_now, None, 0),
             _ => self.resync = None,
         }
         self.catch_up();

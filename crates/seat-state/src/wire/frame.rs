@@ -107,7 +107,10 @@ impl SeatOrder {
     /// From each seat's id, channel and access, in definition order.
     pub fn new(seats: impl IntoIterator<Item = (String, Option<String>, Option<String>)>) -> Self {
         let mut order = Self::default();
-        for (at, (id, channel, access)) in seats.into_iter().enumerate() {
+        let seats = seats.into_iter();
+        // Sized once: growing a stadium's index rehashed it over and over.
+        order.index.reserve(seats.size_hint().0);
+        for (at, (id, channel, access)) in seats.enumerate() {
             order.index.insert(id.clone(), at as u32);
             order.ids.push(id);
             order.channel.push(channel);

@@ -39,7 +39,18 @@ pub struct VenueSeat {
 /// definition; clients put them back with this.
 pub fn default_label(id: &str, section: Option<&str>, row: Option<&str>, number: Option<i64>) -> String {
     match (section, row, number) {
-        (Some(section), Some(row), Some(number)) => format!("Section {section}, row {row}, seat {number}"),
+        // Piece by piece, not `format!`: a stadium's browser writes 200,000.
+        (Some(section), Some(row), Some(number)) => {
+            let mut label = String::with_capacity(section.len() + row.len() + 28);
+            for piece in ["Section ", section, ", row ", row, ", seat "] {
+                label.push_str(piece);
+            }
+            if number < 0 {
+                label.push('-');
+            }
+            crate::drawing::decimal::push_uint(&mut label, number.unsigned_abs());
+            label
+        }
         _ => id.to_owned(),
     }
 }
