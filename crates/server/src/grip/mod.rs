@@ -6,7 +6,8 @@
 //! signed with the proxy's key, [`signature`]) came through the proxy: it
 //! is answered with the snapshot (or the frames after `Grip-Last` /
 //! `Last-Event-ID`) and instructions: `Grip-Hold: stream`, the show's
-//! channel with the version the next frame follows (`prev-id`), a link
+//! channel with the version that answer ends at (`prev-id`: the proxy
+//! passes on only a frame that follows it), a link
 //! the proxy asks when it finds a publish missing (`Grip-Link`), and the
 //! keep-alive comment. [`publish::Publisher`] receives every frame from the
 //! show hubs (the core's `FrameSink`) and POSTs it to each proxy's publish
