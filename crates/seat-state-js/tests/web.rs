@@ -6,9 +6,9 @@
 // Test code: a panic is the failure report.
 #![allow(clippy::unwrap_used)]
 
-use seat_state_js::{ClockSync, SeatMapSync, SeatOrder, countdown, seat_state};
+use seat_state_js::{ClockSync, SeatMapSync, SeatOrder, countdown, expand_seats, seat_state};
 use tsify::Ts;
-use wasm_bindgen::JsValue;
+use wasm_bindgen::{JsCast, JsValue};
 use wasm_bindgen_test::{wasm_bindgen_test, wasm_bindgen_test_configure};
 
 wasm_bindgen_test_configure!(run_in_browser);
@@ -182,4 +182,26 @@ fn a_seat_order_reads_compact_frames_back_as_json() {
         SeatOrder::new(js(r#"{"seats": [], "channels": [{"id": "presale"}]}"#)).map(|_| ()).map_err(thrown),
         Err("missing field at channels[0].seats".into())
     );
+}
+
+/// A field of the rows fixture (tests/fixtures.rs: made by seat-state).
+fn fixture<T: tsify::Tsify>(field: &str) -> Ts<T> {
+    let whole = js_sys::JSON::parse(include_str!("fixtures/rows.json")).unwrap();
+    Ts::new_unchecked(js_sys::Reflect::get(&whole, &field.into()).unwrap())
+}
+
+#[wasm_bindgen_test]
+fn a_stadiums_rows_expand_and_its_bit_set_map_reads_as_the_compact_one() {
+    // Each seat's fields as JSON, by name (the fixture's keys are sorted).
+    let fields = |seat: &JsValue| -> std::collections::BTreeMap<String, String> {
+        let keys = js_sys::Object::keys(seat.unchecked_ref::<js_sys::Object>());
+        keys.iter().map(|key| (key.as_string().unwrap(), json(js_sys::Reflect::get(seat, &key).unwrap()))).collect()
+    };
+    let seats: Vec<JsValue> = expand_seats(fixture("definition")).unwrap().into_iter().map(Into::into).collect();
+    let kept = js_sys::Array::from(&fixture::<seat_state_js::ShowSeat>("seats").into()).to_vec();
+    assert_eq!(seats.iter().map(fields).collect::<Vec<_>>(), kept.iter().map(fields).collect::<Vec<_>>());
+    let order = SeatOrder::new(fixture("definition")).unwrap();
+    let bits = json(order.decode_bits(fixture("bits")).unwrap());
+    assert_eq!(bits, json(order.decode_map(fixture("compact")).unwrap()));
+    assert!(bits.contains(r#""mine":true"#) && bits.contains(r#""blocked":true"#), "{bits}");
 }
