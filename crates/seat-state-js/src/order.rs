@@ -5,9 +5,7 @@
 //! `decodeChange`, `decodeMap` and `decodeBits` give back the JSON forms,
 //! ready for `SeatMapSync.handleInput`.
 
-use seat_state::wire::{
-    BitsMap, ChangeEvent, CompactChange, CompactError, CompactMap, RowDefinition, SeatFact, SeatMap,
-};
+use seat_state::wire::{BitsMap, ChangeEvent, CompactChange, CompactError, CompactMap, RowDefinition, SeatMap};
 use serde::Deserialize;
 use tsify::{Ts, Tsify};
 use wasm_bindgen::prelude::*;
@@ -76,22 +74,21 @@ impl SeatOrder {
     pub fn new(show: Ts<ShowSeats>) -> Result<SeatOrder, JsError> {
         let show = from_js(&show)?;
         let rows = seat_state::parametric::expand(&show.rows).map_err(|error| JsError::new(&error.0))?;
-        let listed = show.seats.into_iter().map(|seat| (seat.id, seat.access));
-        let mut free: Vec<SeatFact> = listed
-            .chain(rows.into_iter().map(|seat| (seat.seat.id, seat.access)))
-            .map(|(id, access)| SeatFact { id, mine: Some(false), access, ..SeatFact::default() })
-            .collect();
-        // Positions first, then each channel's seats by position.
-        let positions = seat_state::wire::SeatOrder::new(free.iter().map(|fact| (fact.id.clone(), None, None)));
-        for channel in show.channels {
-            for seat in &channel.seats {
-                if let Some(at) = positions.position(seat) {
-                    free[at as usize].channel = Some(channel.id.clone());
+        let listed = show.seats.into_iter().map(|seat| (seat.id, None, seat.access));
+        let mut seats: Vec<(String, Option<String>, Option<String>)> =
+            listed.chain(rows.into_iter().map(|seat| (seat.seat.id, None, seat.access))).collect();
+        // Each channel's seats by position (a stadium has no channel: no second index).
+        if !show.channels.is_empty() {
+            let positions = seat_state::wire::SeatOrder::new(seats.iter().map(|(id, ..)| (id.clone(), None, None)));
+            for channel in show.channels {
+                for seat in &channel.seats {
+                    if let Some(at) = positions.position(seat) {
+                        seats[at as usize].1 = Some(channel.id.clone());
+                    }
                 }
             }
         }
-        let statics = free.iter().map(|fact| (fact.id.clone(), fact.channel.clone(), fact.access.clone()));
-        let inner = seat_state::wire::SeatOrder::new(statics);
+        let inner = seat_state::wire::SeatOrder::new(seats);
         Ok(Self { inner })
     }
 
