@@ -80,6 +80,7 @@
 pub mod access;
 pub mod clock;
 pub mod countdown;
+pub mod design;
 pub mod drawing;
 pub mod hold;
 pub mod ids;

@@ -10,6 +10,7 @@ mod bits;
 mod frame;
 mod hold;
 mod order;
+pub mod pretix;
 mod queue;
 mod rows;
 mod venue;
