@@ -10,9 +10,10 @@ use std::collections::BTreeSet;
 
 use support::{ADMIN_TOKEN, TestApp};
 
-/// API.md's endpoints, plus the document itself and the operator page's
-/// minute-by-minute history (an addition API.md does not name).
-const CONTRACT: [(&str, &str); 32] = [
+/// API.md's endpoints, plus the document itself, the operator page's
+/// minute-by-minute history and the venue designer's validation, import
+/// and export (additions API.md does not name).
+const CONTRACT: [(&str, &str); 35] = [
     ("post", "/api/sessions"),
     ("post", "/api/admin/shows"),
     ("get", "/api/shows"),
@@ -45,6 +46,9 @@ const CONTRACT: [(&str, &str); 32] = [
     ("get", "/api/admin/webhooks"),
     ("delete", "/api/admin/webhooks/{webhookId}"),
     ("post", "/api/admin/webhooks/{webhookId}/redeliver"),
+    ("post", "/api/admin/venues/validate"),
+    ("post", "/api/admin/venues/import"),
+    ("get", "/api/admin/shows/{showId}/venue"),
 ];
 
 #[tokio::test]

@@ -9,6 +9,7 @@ pub mod seats;
 pub mod sessions;
 pub mod shows;
 pub mod time;
+pub mod venues;
 pub mod webhooks;
 
 use utoipa_axum::router::OpenApiRouter;
@@ -27,4 +28,5 @@ pub fn router() -> OpenApiRouter<AppState> {
         .merge(admin::router())
         .merge(queue::router())
         .merge(webhooks::router())
+        .merge(venues::router())
 }
