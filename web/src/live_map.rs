@@ -219,18 +219,18 @@ impl LiveMap {
     }
 
     fn flush(&mut self) {
-        let changed = self.sync.drain_changed();
+        let changed = self.sync.drain_changed_positions();
         let mut taken = Vec::new();
-        for (seat_id, &at) in changed.seats.iter().zip(&changed.positions) {
-            let Some((_, view)) = self.sync.seat_at_position(at) else {
+        for &at in &changed.positions {
+            let Some((seat_id, view)) = self.sync.seat_at_position(at) else {
                 continue;
             };
             // Every map is decoded in the model's order (`snapshot`), so the
             // machine's positions are the model's: no lookup by id (a
             // stadium's first map changes 200,000 seats).
             self.model.set_state_at(at, view);
-            if (view.state != SeatState::Free || view.blocked) && !self.in_flight.contains(seat_id) {
-                taken.push(seat_id.clone());
+            if (view.state != SeatState::Free || view.blocked) && !self.in_flight.iter().any(|id| id == seat_id) {
+                taken.push(seat_id.to_owned());
             }
         }
         if !taken.is_empty() {
@@ -244,7 +244,7 @@ impl LiveMap {
                 cell.available.set(available);
             }
         }
-        if changed.my_holds || !changed.seats.is_empty() {
+        if changed.my_holds || !changed.positions.is_empty() {
             self.show_holds();
         }
         if self.model.access_release_at.is_some()

@@ -72,7 +72,8 @@ pub struct MapModel {
     /// How each seat looks, by index.
     looks: Mutex<Vec<SeatLook>>,
     /// The seats a view follows, each with what tells it of a change.
-    watched: Mutex<HashMap<usize, ArcTrigger>>,
+    /// (A vector: a few dozen at most, and less wasm than a second map.)
+    watched: Mutex<Vec<(usize, ArcTrigger)>>,
     /// The seats' ids by position, which compact maps and changes name
     /// seats by: also the model's index of ids (one, not two, 200,000 long).
     pub order: SeatOrder,
@@ -136,6 +137,7 @@ impl MapModel {
         if let Some(look) = first.and_then(|at| looks.get_mut(at)) {
             look.tab_stop = true;
         }
+        let mut last_category = 0;
         let mut seats: Vec<SeatCell> = definitions
             .iter()
             .enumerate()
@@ -144,7 +146,7 @@ impl MapModel {
                 label: seat.label.clone().unwrap_or_else(|| seat.id.clone()),
                 x: seat.x,
                 y: seat.y,
-                category: seat.category.as_deref().and_then(|id| categories.iter().position(|c| c.id == id)),
+                category: seat.category.as_deref().and_then(|id| category_of(&categories, &mut last_category, id)),
                 channel: false,
                 access: offer.seats.get(index).and_then(access_of),
             })
@@ -278,7 +280,14 @@ impl MapModel {
     /// view reading it runs again when it changes.
     pub fn look_tracked(&self, index: usize) -> SeatLook {
         if let Ok(mut watched) = self.watched.lock() {
-            watched.entry(index).or_default().track();
+            match watched.iter().find(|(at, _)| *at == index) {
+                Some((_, trigger)) => trigger.track(),
+                None => {
+                    let trigger = ArcTrigger::new();
+                    trigger.track();
+                    watched.push((index, trigger));
+                }
+            }
         }
         self.look(index).unwrap_or(SeatLook::FREE)
     }
@@ -296,7 +305,10 @@ impl MapModel {
         });
         if let Some((old, look)) = changed {
             // Told with no lock held: what runs may read looks again.
-            let trigger = self.watched.lock().ok().and_then(|watched| watched.get(&index).cloned());
+            let trigger =
+                self.watched.lock().ok().and_then(|watched| {
+                    watched.iter().find(|(at, _)| *at == index).map(|(_, trigger)| trigger.clone())
+                });
             if let Some(trigger) = trigger {
                 trigger.notify();
             }
@@ -351,18 +363,36 @@ impl MapModel {
     }
 }
 
+/// A category's index by its id, the one found last tried first (seats
+/// of a category mostly come together).
+fn category_of(categories: &[Category], last: &mut usize, id: &str) -> Option<usize> {
+    if categories.get(*last).is_none_or(|c| c.id != id) {
+        *last = categories.iter().position(|c| c.id == id)?;
+    }
+    Some(*last)
+}
+
 /// The sections the definition names, in the order they first come, and
 /// each seat's (those without one share a last section, "Seats").
 fn venue_sections(offer: &ShowOffer, seats: usize) -> (Vec<String>, Vec<u32>) {
     let mut names: Vec<String> = Vec::new();
     let mut known: HashMap<&str, u32> = HashMap::new();
+    let mut last: Option<(&str, u32)> = None;
     let of = (0..seats)
         .map(|at| {
             let name = offer.seats.get(at).and_then(|place| place.section.as_deref()).unwrap_or("Seats");
-            *known.entry(name).or_insert_with(|| {
+            // A section's seats come together: no hashing of each seat's name.
+            if let Some((last_name, section)) = last
+                && last_name == name
+            {
+                return section;
+            }
+            let section = *known.entry(name).or_insert_with(|| {
                 names.push(name.to_owned());
                 (names.len() - 1) as u32
-            })
+            });
+            last = Some((name, section));
+            section
         })
         .collect();
     (names, of)

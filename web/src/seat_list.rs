@@ -27,6 +27,8 @@ pub fn row_and_seat(label: &str) -> (&str, &str) {
 /// order they first appear in. Seats without a category go to "Seats".
 pub fn sections<'a>(seats: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) -> Vec<ListSection> {
     let mut sections: Vec<ListSection> = Vec::new();
+    // Each section's rows by name, sorted (a sorted vector: less wasm than a map).
+    let mut row_index: Vec<(usize, &str, usize)> = Vec::new();
     let mut last = 0;
     for (index, (label, category)) in seats.into_iter().enumerate() {
         let section_name = category.unwrap_or("Seats");
@@ -44,10 +46,18 @@ pub fn sections<'a>(seats: impl IntoIterator<Item = (&'a str, Option<&'a str>)>)
         last = at;
         let rows = &mut sections[at].rows;
         let (row_name, _) = row_and_seat(label);
-        // Seats of a row come together, so the last row is almost always the one.
-        match rows.iter_mut().rev().find(|row| row.name == row_name) {
+        // Seats of a row come together, so the last row is almost always the
+        // one; any other is found by name (a scan was quadratic: a stadium's
+        // section has 1,400 rows).
+        match rows.last_mut().filter(|row| row.name == row_name) {
             Some(row) => row.seats.push(index),
-            None => rows.push(ListRow { name: row_name.to_owned(), seats: vec![index] }),
+            None => match row_index.binary_search_by(|&(s, name, _)| (s, name).cmp(&(at, row_name))) {
+                Ok(found) => rows[row_index[found].2].seats.push(index),
+                Err(slot) => {
+                    row_index.insert(slot, (at, row_name, rows.len()));
+                    rows.push(ListRow { name: row_name.to_owned(), seats: vec![index] });
+                }
+            },
         }
     }
     sections

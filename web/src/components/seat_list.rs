@@ -87,14 +87,18 @@ fn Steps(model: Arc<MapModel>, seat_hooks: bool) -> impl IntoView {
             row.set(shown_rows(first).first().copied().unwrap_or(0));
         }
     };
+    // Each list is drawn again whenever what it offers changes, with the
+    // choice of that moment: no render effect per option (a stadium's
+    // section offers 1,400 rows).
     let section_options = {
         let model = Arc::clone(&model);
         move || {
+            let chosen = section.get_untracked();
             shown_sections()
                 .into_iter()
                 .map(|at| {
                     let name = model.sections[at].name.clone();
-                    view! { <option value=at.to_string() selected=move || section.get() == at>{name}</option> }
+                    view! { <option value=at.to_string() selected=chosen == at>{name}</option> }
                 })
                 .collect::<Vec<_>>()
         }
@@ -102,12 +106,12 @@ fn Steps(model: Arc<MapModel>, seat_hooks: bool) -> impl IntoView {
     let row_options = {
         let (model, shown_rows) = (Arc::clone(&model), shown_rows.clone());
         move || {
-            let at = section.get();
+            let (at, chosen) = (section.get(), row.get_untracked());
             shown_rows(at)
                 .into_iter()
                 .map(|row_at| {
                     let name = model.sections[at].rows[row_at].name.clone();
-                    view! { <option value=row_at.to_string() selected=move || row.get() == row_at>{name}</option> }
+                    view! { <option value=row_at.to_string() selected=chosen == row_at>{name}</option> }
                 })
                 .collect::<Vec<_>>()
         }

@@ -97,12 +97,18 @@ impl Layout {
             Some(seat_rows) => {
                 let mut by_name: HashMap<&str, usize> = HashMap::new();
                 let (mut groups, mut names) = (Vec::new(), Vec::new());
+                let mut last: Option<(&str, usize)> = None;
                 for (index, name) in seat_rows.into_iter().enumerate() {
-                    let group = *by_name.entry(name).or_insert_with(|| {
-                        groups.push(Vec::new());
-                        names.push(Some(short_row_name(name).to_owned()));
-                        groups.len() - 1
-                    });
+                    // A row's seats mostly come together: no hashing of each seat's row.
+                    let group = match last {
+                        Some((last_name, group)) if last_name == name => group,
+                        _ => *by_name.entry(name).or_insert_with(|| {
+                            groups.push(Vec::new());
+                            names.push(Some(short_row_name(name).to_owned()));
+                            groups.len() - 1
+                        }),
+                    };
+                    last = Some((name, group));
                     groups[group].push(index);
                 }
                 (groups, names)

@@ -116,8 +116,8 @@ pub struct AreaView {
 pub struct Changed {
     /// Seat ids whose state or `mine` changed.
     pub seats: Vec<String>,
-    /// Their positions in the snapshot's order, one per id (a caller
-    /// whose seats are in that order skips looking each id up).
+    /// Their positions in the snapshot's order (a caller whose seats are
+    /// in that order looks no id up).
     #[cfg_attr(feature = "js", serde(skip))]
     pub positions: Vec<usize>,
     /// Area ids whose availability changed.
@@ -278,6 +278,16 @@ impl SeatMapSync {
     /// What looks different since last asked (first call: everything).
     /// O(what was touched).
     pub fn drain_changed(&mut self) -> Changed {
+        self.drain(true)
+    }
+
+    /// [`SeatMapSync::drain_changed`] with the seats by position only
+    /// (`seats` left empty): a stadium's first map copies no 200,000 ids.
+    pub fn drain_changed_positions(&mut self) -> Changed {
+        self.drain(false)
+    }
+
+    fn drain(&mut self, ids: bool) -> Changed {
         let mut changed = Changed { my_holds: std::mem::take(&mut self.my_holds_changed), ..Changed::default() };
         let mut seats = std::mem::take(&mut self.dirty_seats);
         sort_ascending(&mut seats);
@@ -286,7 +296,9 @@ impl SeatMapSync {
             let view = Some(self.seat_view(at));
             if self.shown_seats[at] != view {
                 self.shown_seats[at] = view;
-                changed.seats.push(self.board.seats[at].id.clone());
+                if ids {
+                    changed.seats.push(self.board.seats[at].id.clone());
+                }
                 changed.positions.push(at);
             }
         }
