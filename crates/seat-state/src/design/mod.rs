@@ -74,7 +74,8 @@ pub struct Report {
     pub warnings: u64,
     /// Errors first, then warnings, each in the order found.
     pub issues: Vec<Issue>,
-    /// Issues found beyond [`MAX_ISSUES`] and not listed.
+    /// Issues found beyond [`MAX_ISSUES`] and not listed (at least: the
+    /// search for overlapping seats stops once the list is full).
     pub truncated: u64,
     /// Every seat: listed ones and those of `rows`.
     pub seats: u64,
@@ -95,8 +96,12 @@ struct Issues {
 }
 
 impl Issues {
+    fn is_full(&self) -> bool {
+        self.errors.len() + self.warnings.len() >= MAX_ISSUES
+    }
+
     fn add<'a>(&mut self, severity: Severity, code: &str, message: String, ids: impl IntoIterator<Item = &'a str>) {
-        if self.errors.len() + self.warnings.len() >= MAX_ISSUES {
+        if self.is_full() {
             self.truncated += 1;
             // Still counted as an error, so `publishable` stays honest.
             if severity == Severity::Error && self.errors.iter().all(|issue| issue.code != "truncated") {

@@ -10,7 +10,7 @@ use utoipa_axum::routes;
 
 use seat_state::design::{self, Report};
 use seat_state::wire::pretix::{self, PretixPlan};
-use seat_state::wire::{ErrorBody, ShowDocument, ShowInput};
+use seat_state::wire::{ErrorBody, ShowInput};
 
 use super::shows::Admin;
 use crate::error::AppError;
@@ -48,7 +48,10 @@ struct ReportBody {
 /// per category. A definition that `POST /api/admin/shows` would refuse
 /// gets an `invalid_show` error in the report, still `200`.
 #[utoipa::path(post, path = "/admin/venues/validate", tag = "admin", security(("admin" = [])),
-    request_body = ShowInput, params(ValidateQuery),
+    // Any object: a definition `POST /api/admin/shows` would refuse (no id,
+    // say) is reported on, not refused, so ShowInput's schema is too strict.
+    request_body(content = serde_json::Value, description = "a definition, as `POST /api/admin/shows` takes (ShowInput)"),
+    params(ValidateQuery),
     responses((status = 200, body = ReportBody),
         (status = 400, description = "bad_request: not JSON, the wrong shape, or a bad query", body = ErrorBody),
         (status = 401, description = "unauthorized", body = ErrorBody),
@@ -88,6 +91,8 @@ struct ImportQuery {
 #[serde(rename_all = "camelCase")]
 struct ImportBody {
     /// A definition without `id` (and hold rules): add them, then create.
+    /// (Not `ShowInput` in this document, which requires an id.)
+    #[schema(value_type = Object)]
     definition: ShowInput,
     /// The venue's validation, as if the definition had an id.
     report: Report,
@@ -144,7 +149,7 @@ struct ExportQuery {
 #[utoipa::path(get, path = "/admin/shows/{showId}/venue", tag = "admin", security(("admin" = [])),
     params(("showId" = String, Path, description = "The show's id"), ExportQuery),
     responses((status = 200, description = "the venue: a ShowDocument, or a PretixPlan for format=pretix",
-            content((ShowDocument = "application/json"), (PretixPlan = "application/json"))),
+            body = serde_json::Value),
         (status = 400, description = "bad_request: another format", body = ErrorBody),
         (status = 401, description = "unauthorized", body = ErrorBody),
         (status = 403, description = "admin_disabled", body = ErrorBody),
