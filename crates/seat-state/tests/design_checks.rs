@@ -208,3 +208,34 @@ proptest! {
         }
     }
 }
+
+/// 200,000 seats as 2,000 parametric rows of 100, the size of the demo
+/// stadium: the time is printed (`--release --nocapture` for the figure).
+#[test]
+fn a_200000_seat_venue_validates_clean() {
+    let rows: Vec<RowDefinition> = (0..2000)
+        .map(|r| RowDefinition {
+            section: Some(format!("S{}", r / 50)),
+            row: Some(format!("{}", r % 50)),
+            id_prefix: None,
+            x: 0.0,
+            y: f64::from(r) * 14.0,
+            angle: None,
+            radius: None,
+            spacing: 12.0,
+            count: 100,
+            first: None,
+            step: None,
+            category: Some("a".into()),
+            gaps: vec![],
+            wheelchair: vec![],
+            companions: vec![],
+        })
+        .collect();
+    let input = ShowInput { rows: Some(rows), ..hall(vec![], &["a"]) };
+    let started = std::time::Instant::now();
+    let report = validate(&input, None);
+    println!("200,000 seats validated in {:.1} ms", started.elapsed().as_secs_f64() * 1000.0);
+    assert!(report.publishable, "{:#?}", report.issues);
+    assert_eq!(report.seats, 200_000);
+}

@@ -12,6 +12,7 @@
 
 mod overlap;
 
+use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
@@ -130,14 +131,34 @@ impl Issues {
 pub fn validate(input: &wire::ShowInput, min_distance: Option<f64>) -> Report {
     let min_distance = min_distance.filter(|d| d.is_finite() && *d >= 0.0).unwrap_or(DEFAULT_MIN_DISTANCE);
     let mut issues = Issues { errors: vec![], warnings: vec![], truncated: 0 };
-    if let Err(invalid) = crate::Show::parse(input) {
-        issues.add(Severity::Error, "invalid_show", invalid.0, []);
-    }
-    let listed = input.seats.as_deref().unwrap_or_default();
-    let expanded = input.rows.as_deref().map(crate::parametric::expand).transpose().unwrap_or_default();
-    let seats: Vec<&VenueSeat> = listed.iter().chain(expanded.iter().flatten()).collect();
+    // The rows are expanded once, and parse reads their seats as listed
+    // ones (the same checks): half the time of a stadium's validation.
+    let rows = input.rows.as_deref().unwrap_or_default();
+    let expanded = match crate::parametric::expand(rows) {
+        Ok(seats) => seats,
+        Err(invalid) => {
+            issues.add(Severity::Error, "invalid_show", invalid.0, []);
+            vec![]
+        }
+    };
+    let flat;
+    let parsed = if rows.is_empty() {
+        input
+    } else {
+        let listed = input.seats.iter().flatten().cloned();
+        flat = wire::ShowInput { seats: Some(listed.chain(expanded).collect()), rows: None, ..input.clone() };
+        &flat
+    };
+    let parses = issues.errors.is_empty() && {
+        let parse = crate::Show::parse(parsed);
+        parse.map_err(|invalid| issues.add(Severity::Error, "invalid_show", invalid.0, [])).is_ok()
+    };
+    let seats: Vec<&VenueSeat> = parsed.seats.iter().flatten().collect();
     let areas = input.areas.as_deref().unwrap_or_default();
-    duplicate_ids(&seats, areas, &mut issues);
+    // A definition that parses has unique ids: parse checked them.
+    if !parses {
+        duplicate_ids(&seats, areas, &mut issues);
+    }
     labels(&seats, &mut issues);
     let by_category = categories(input.categories.as_deref().unwrap_or_default(), &seats, &mut issues);
     companions(&seats, &mut issues);
@@ -174,7 +195,7 @@ fn duplicate_ids(seats: &[&VenueSeat], areas: &[wire::AreaDefinition], issues: &
 /// blank, none shared by two seats; a seat without label or place shows
 /// customers its bare id (a warning).
 fn labels(seats: &[&VenueSeat], issues: &mut Issues) {
-    let mut first: HashMap<String, &str> = HashMap::with_capacity(seats.len());
+    let mut first: HashMap<Cow<'_, str>, &str> = HashMap::with_capacity(seats.len());
     let mut bare: Vec<&str> = vec![];
     for seat in seats {
         let id = seat.seat.id.as_str();
@@ -183,15 +204,15 @@ fn labels(seats: &[&VenueSeat], issues: &mut Issues) {
                 issues.add(Severity::Error, "empty_label", format!("seat {id:?} has a blank label"), [id]);
                 continue;
             }
-            Some(label) => label.clone(),
+            Some(label) => Cow::Borrowed(label.as_str()),
             None => {
                 if seat.place_is_missing() {
                     bare.push(id);
                 }
-                seat.default_label()
+                Cow::Owned(seat.default_label())
             }
         };
-        if let Some(other) = first.get(label.as_str()) {
+        if let Some(other) = first.get(&label) {
             let message = format!("seats {other:?} and {id:?} are both labelled {label:?}");
             issues.add(Severity::Error, "duplicate_label", message, [*other, id]);
         } else {
