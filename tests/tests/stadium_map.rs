@@ -36,6 +36,11 @@ async fn a_keyboard_user_holds_stadium_seats_from_the_list_and_sees_another_hold
     // Keys only: the list picker starts open beside the canvas, on the first row.
     let browser = &ann.browser;
     ann.wait_for("the list picker's seats", "document.querySelector('button[data-list-seat]')").await?;
+    // Steps by the venue's own sections: a few dozen rows each, not a tier's thousands.
+    let section = ann.eval("document.querySelector('select[data-list=\"section\"]').selectedOptions[0].text").await?;
+    assert!(section.as_str().unwrap().starts_with("Section "), "the list's first section is {section}");
+    let rows = ann.eval("document.querySelector('select[data-list=\"row\"]').options.length").await?;
+    assert!((1..=60).contains(&rows.as_u64().unwrap()), "{rows} rows to step through in one section");
     let listed = "[...document.querySelectorAll('button[data-list-seat]')].map(seat => seat.dataset.listSeat)";
     let row = ann.eval(listed).await?;
     let row: Vec<&str> = row.as_array().unwrap().iter().map(|seat| seat.as_str().unwrap()).collect();

@@ -163,9 +163,27 @@ impl MapModel {
                 looks[at].locked = true;
             }
         }
-        let sections =
-            sections(seats.iter().zip(definitions).map(|(cell, seat)| (cell.label.as_str(), seat.category.as_deref())));
         let (venue_sections, section_of) = venue_sections(offer, definitions.len());
+        // The list's sections: a price category's name; in a venue drawn on
+        // the canvas (sections first), the venue's own sections, which keep
+        // a stadium's list to a few dozen rows a step instead of thousands.
+        let by_venue_section = definitions.len() >= crate::canvas::CANVAS_FROM_SEATS && venue_sections.len() > 1;
+        let titles: Vec<String> = if by_venue_section {
+            venue_sections
+                .iter()
+                .map(|name| if name == "Seats" { name.clone() } else { format!("Section {name}") })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let sections = sections(seats.iter().zip(&section_of).map(|(cell, &section)| {
+            let group = if by_venue_section {
+                titles.get(section as usize).map(String::as_str)
+            } else {
+                cell.category.and_then(|at| categories.get(at)).map(|category| category.name.as_str())
+            };
+            (cell.label.as_str(), group)
+        }));
         let orphan_rule = offer.orphan_rule.as_deref().and_then(OrphanRule::parse).unwrap_or_default();
         // Only the orphan rule looks at rows: an arena without it does not pay for sorting them.
         let rows = if orphan_rule == OrphanRule::Off {

@@ -1,7 +1,8 @@
 //! The seats as a list for choosing without the map (seats.io's
 //! "stepThrough"): sections, their rows, each row's seats in map order.
-//! A seat's section is its category; its row, what its label says before
-//! the last comma ("Row B" of "Row B, seat 7").
+//! A seat's section is its price category (in a venue drawn on the canvas,
+//! the venue section it stands in: `MapModel::new`); its row, what its
+//! label says before the last comma ("Row B" of "Row B, seat 7").
 
 /// One row of a section: its name and the seats in it (model indices).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,8 +24,8 @@ pub fn row_and_seat(label: &str) -> (&str, &str) {
     label.rsplit_once(", ").unwrap_or((label, label))
 }
 
-/// Groups seats `(label, category)` by section, then by row, keeping the
-/// order they first appear in. Seats without a category go to "Seats".
+/// Groups seats `(label, section)` by section, then by row, keeping the
+/// order they first appear in. Seats without a section go to "Seats".
 pub fn sections<'a>(seats: impl IntoIterator<Item = (&'a str, Option<&'a str>)>) -> Vec<ListSection> {
     let mut sections: Vec<ListSection> = Vec::new();
     // Each section's rows by name, sorted (a sorted vector: less wasm than a map).
