@@ -141,16 +141,26 @@ pub fn serve(server_args: &[String]) -> Result<(), String> {
     // locks apart, and on a cold machine two cores are rarely both busy in
     // one build's last minutes.
     let server = Background::start(
-        "seathold server: cargo build --release",
-        &mut cargo(&["build", "--release", "--package", "seathold-server", "--bin", "seathold"]),
+        "seathold server: cargo build --profile serve",
+        &mut cargo(&["build", "--profile", "serve", "--package", "seathold-server", "--bin", "seathold"]),
         target_dir().join("xtask-serve-build.log"),
     )?;
     let web = build_web();
     server.wait()?;
     web?;
     let step = Step::start("seathold serve (Ctrl-C stops it)");
-    let mut command =
-        cargo(&["run", "--release", "--package", "seathold-server", "--bin", "seathold", "--", "serve", "--demo"]);
+    let mut command = cargo(&[
+        "run",
+        "--profile",
+        "serve",
+        "--package",
+        "seathold-server",
+        "--bin",
+        "seathold",
+        "--",
+        "serve",
+        "--demo",
+    ]);
     command.arg("--web").arg(web_dist());
     let names_database =
         server_args.iter().any(|a| a.starts_with("--database")) || std::env::var_os("SEATHOLD_DATABASE").is_some();
